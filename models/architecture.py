@@ -1,0 +1,211 @@
+"""A decoder-only transformer's shape, and the parameter counts derived from it.
+
+Counts (H = hidden size, h = query heads, g = KV heads, d = head dim, I = MLP width,
+V = vocabulary):
+
+- GQA attention per layer: q H*h*d, k and v H*g*d each, o h*d*H (+ biases where the model
+  has them; + 2*d for q/k norms; + h attention-sink logits for gpt-oss).
+- MLA attention (DeepSeek-V3) per layer: q_a H*r_q + r_q (norm), q_b r_q*h*(d_nope+d_rope),
+  kv_a H*(r_kv+d_rope) + r_kv (norm), kv_b r_kv*h*(d_nope+d_v), o h*d_v*H.
+- Gated MLP (SwiGLU/GeGLU) 3*H*I; plain MLP 2*H*I.
+- MoE layer: router H*E, E experts of 3*H*I_e, shared experts 3*H*I_s.
+- Norms: one H-vector each; embeddings V*H, LM head V*H unless tied.
+Active parameters count k of E routed experts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ModelInputError
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attention:
+    """Attention block shape. ``kind`` is ``gqa`` (covers MHA g=h and MQA g=1) or ``mla``."""
+
+    kind: str = "gqa"
+    num_heads: int
+    num_kv_heads: int
+    head_dim: int
+    v_head_dim: int
+    qkv_bias: bool = False
+    o_bias: bool = False
+    qk_norm: bool = False
+    sinks: bool = False
+    q_lora_rank: int | None = None
+    kv_lora_rank: int = 0
+    qk_nope_head_dim: int = 0
+    qk_rope_head_dim: int = 0
+
+    @property
+    def is_mla(self) -> bool:
+        return self.kind == "mla"
+
+    @property
+    def rope_dim(self) -> int:
+        """Dims RoPE rotates per head (the whole q/k head outside MLA)."""
+        return self.qk_rope_head_dim if self.is_mla else self.head_dim
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """KV-cache elements one token stores per layer (all KV heads, before TP)."""
+        if self.is_mla:
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return self.num_kv_heads * (self.head_dim + self.v_head_dim)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MoE:
+    """Mixture-of-experts MLP: ``top_k`` of ``num_experts`` routed experts per token."""
+
+    num_experts: int
+    top_k: int
+    expert_intermediate_size: int
+    shared_intermediate_size: int = 0
+    router_bias: bool = False
+    expert_bias: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LayerGroup:
+    """``count`` identical decoder layers: a sliding window (tokens) or None, MoE or dense."""
+
+    count: int
+    window_tokens: int | None = None
+    moe: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ModelArchitecture:
+    id: str
+    name: str
+    family: str = ""
+    hidden_size: int
+    vocab_size: int
+    attention: Attention
+    intermediate_size: int
+    mlp_gated: bool = True
+    mlp_bias: bool = False
+    moe: MoE | None = None
+    layer_groups: tuple[LayerGroup, ...]
+    norms_per_layer: int = 2
+    tie_word_embeddings: bool = False
+    max_position_embeddings: int | None = None
+    published_params: float | None = None
+    published_active_params: float | None = None
+    default_weights: str | None = None
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        positive = {
+            "hidden_size": self.hidden_size,
+            "vocab_size": self.vocab_size,
+            "num_attention_heads": self.attention.num_heads,
+            "num_key_value_heads": self.attention.num_kv_heads,
+            "head_dim": self.attention.head_dim,
+            "num_hidden_layers": self.num_layers,
+        }
+        for name, value in positive.items():
+            if not isinstance(value, int) or value <= 0:
+                raise ModelInputError(name, f"must be a positive integer, got {value!r}")
+        if not self.attention.is_mla and self.attention.num_heads % self.attention.num_kv_heads:
+            raise ModelInputError(
+                "num_key_value_heads",
+                f"{self.attention.num_kv_heads} does not divide num_attention_heads "
+                f"{self.attention.num_heads}",
+            )
+        if self.moe is not None and not 0 < self.moe.top_k <= self.moe.num_experts:
+            raise ModelInputError("num_experts_per_tok", "must be between 1 and the number of experts")
+
+    @property
+    def num_layers(self) -> int:
+        return sum(group.count for group in self.layer_groups)
+
+    @property
+    def kv_elements_per_token(self) -> int:
+        """KV-cache elements per token over all layers (no sliding-window cap)."""
+        return self.num_layers * self.attention.kv_elements_per_token
+
+    # ---- parameter counts -------------------------------------------------------------
+    def attention_params(self) -> int:
+        a, hidden = self.attention, self.hidden_size
+        if a.is_mla:
+            q_dim = a.num_heads * (a.qk_nope_head_dim + a.qk_rope_head_dim)
+            q = hidden * q_dim if a.q_lora_rank is None else hidden * a.q_lora_rank + a.q_lora_rank + (
+                a.q_lora_rank * q_dim
+            )
+            kv = hidden * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
+            kv += a.kv_lora_rank * a.num_heads * (a.qk_nope_head_dim + a.v_head_dim)
+            return q + kv + a.num_heads * a.v_head_dim * hidden
+        q_out = a.num_heads * a.head_dim
+        kv_out = a.num_kv_heads * (a.head_dim + a.v_head_dim)
+        params = hidden * (q_out + kv_out) + q_out * hidden
+        if a.qkv_bias:
+            params += q_out + kv_out
+        if a.o_bias:
+            params += hidden
+        if a.qk_norm:
+            params += 2 * a.head_dim
+        if a.sinks:
+            params += a.num_heads
+        return params
+
+    def _mlp_params(self, width: int) -> int:
+        matrices = 3 if self.mlp_gated else 2
+        params = matrices * self.hidden_size * width
+        if self.mlp_bias:
+            params += (2 if self.mlp_gated else 1) * width + self.hidden_size
+        return params
+
+    def dense_mlp_params(self) -> int:
+        return self._mlp_params(self.intermediate_size)
+
+    def expert_params(self) -> int:
+        """One routed expert."""
+        assert self.moe is not None
+        matrices = 3 if self.mlp_gated else 2
+        params = matrices * self.hidden_size * self.moe.expert_intermediate_size
+        if self.moe.expert_bias:
+            params += (2 if self.mlp_gated else 1) * self.moe.expert_intermediate_size + self.hidden_size
+        return params
+
+    def router_params(self) -> int:
+        assert self.moe is not None
+        return self.hidden_size * self.moe.num_experts + (self.moe.num_experts if self.moe.router_bias else 0)
+
+    def shared_expert_params(self) -> int:
+        assert self.moe is not None
+        if not self.moe.shared_intermediate_size:
+            return 0
+        return 3 * self.hidden_size * self.moe.shared_intermediate_size
+
+    def _layer_params(self, group: LayerGroup, experts_counted: int | None) -> int:
+        params = self.attention_params() + self.norms_per_layer * self.hidden_size
+        if group.moe and self.moe is not None:
+            experts = self.moe.num_experts if experts_counted is None else experts_counted
+            params += self.router_params() + experts * self.expert_params() + self.shared_expert_params()
+        else:
+            params += self.dense_mlp_params()
+        return params
+
+    def embedding_params(self) -> int:
+        return self.vocab_size * self.hidden_size
+
+    def lm_head_params(self) -> int:
+        """LM head weights; tied heads reuse the embedding (counted once, read twice)."""
+        return 0 if self.tie_word_embeddings else self.vocab_size * self.hidden_size
+
+    def _total(self, experts_counted: int | None) -> int:
+        layers = sum(g.count * self._layer_params(g, experts_counted) for g in self.layer_groups)
+        return layers + self.embedding_params() + self.lm_head_params() + self.hidden_size
+
+    @property
+    def params(self) -> int:
+        """All parameters, every expert included (what must sit in memory)."""
+        return self._total(None)
+
+    @property
+    def active_params(self) -> int:
+        """Parameters one token uses: k routed experts (plus shared) instead of all E."""
+        return self._total(self.moe.top_k if self.moe else None)

@@ -1,0 +1,89 @@
+"""Numeric formats: storage bits per element and the dtype a matmul kernel computes in.
+
+Bits per weight include the scales a format stores beside the values:
+
+- ``int8``: per-channel scales, negligible over a row of thousands: 8.0.
+- ``int4``: AWQ/GPTQ layout, groups of 128 with an fp16 scale and a packed 4-bit zero
+  point (vllm ``quantization/awq.py``: qweight, qzeros [K/128, N/8] int32, scales fp16):
+  4 + 16/128 + 4/128 = 4.15625.
+- ``fp4``: OCP MXFP4, blocks of 32 with one 8-bit E8M0 scale: 4 + 8/32 = 4.25
+  (OCP Microscaling Formats (MX) v1.0 specification, 2023).
+- GGUF (ggml ``block_*`` structs, ggml-common.h in ggml-org/llama.cpp):
+  ``q8_0`` 34 bytes / 32 weights = 8.5; ``q6_k`` 210 bytes / 256 = 6.5625;
+  ``q4_0`` 18 bytes / 32 = 4.5. The ``_k_m`` mixes keep some tensors at a higher type;
+  their effective size over a Llama-class model is what llama.cpp's quantize tool reports
+  for Llama-3.1-8B (``tools/quantize/README.md``): ``q5_k_m`` 5.70 and ``q4_k_m`` 4.89 bits
+  per weight. Embeddings and the LM head are counted at the same rate as every other weight.
+"""
+
+from __future__ import annotations
+
+from .errors import ModelInputError
+
+WEIGHT_BITS_PER_ELEMENT: dict[str, float] = {
+    "fp32": 32.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,
+    "int8": 8.0,
+    "int4": 4.15625,
+    "fp4": 4.25,
+    "q8_0": 8.5,
+    "q6_k": 6.5625,
+    "q5_k_m": 5.70,
+    "q4_k_m": 4.89,
+    "q4_0": 4.5,
+}
+
+ACTIVATION_BITS_PER_ELEMENT: dict[str, float] = {"fp32": 32.0, "bf16": 16.0, "fp16": 16.0, "fp8": 8.0}
+
+KV_BITS_PER_ELEMENT: dict[str, float] = {
+    "fp32": 32.0,
+    "bf16": 16.0,
+    "fp16": 16.0,
+    "fp8": 8.0,
+    "int8": 8.0,
+    "int4": 4.0,
+}
+
+# Float formats a tensor core can take directly as a matmul operand; everything else in
+# WEIGHT_BITS_PER_ELEMENT is dequantised to the activation dtype inside the kernel.
+_NATIVE_MATMUL_RANK: dict[str, int] = {"fp4": 0, "fp8": 1, "bf16": 2, "fp16": 2, "fp32": 3}
+
+
+def _bytes(table: dict[str, float], dtype: str, what: str) -> float:
+    try:
+        return table[dtype] / 8.0
+    except KeyError:
+        known = " ".join(table)
+        raise ModelInputError(what, f"unknown dtype {dtype!r} (known: {known})") from None
+
+
+def weight_bytes_per_param(dtype: str) -> float:
+    """Bytes one stored weight takes, scales included."""
+    return _bytes(WEIGHT_BITS_PER_ELEMENT, dtype, "weights")
+
+
+def activation_bytes_per_element(dtype: str) -> float:
+    """Bytes per activation element."""
+    return _bytes(ACTIVATION_BITS_PER_ELEMENT, dtype, "activations")
+
+
+def kv_bytes_per_element(dtype: str) -> float:
+    """Bytes per KV-cache element."""
+    return _bytes(KV_BITS_PER_ELEMENT, dtype, "kv")
+
+
+def matmul_compute_dtype(weights: str, activations: str) -> str:
+    """The dtype whose peak a weight GEMM runs at.
+
+    The kernel computes in the wider of the two operand formats: weight-only quantisation
+    (int8, int4, GGUF, or fp8/fp4 weights with bf16 activations) dequantises to the
+    activation dtype and runs at its peak; fp8 weights with fp8 activations run at the fp8
+    peak; fp32 weights force fp32.
+    """
+    weight_bytes_per_param(weights)
+    activation_bytes_per_element(activations)
+    if weights not in _NATIVE_MATMUL_RANK:
+        return activations
+    return weights if _NATIVE_MATMUL_RANK[weights] > _NATIVE_MATMUL_RANK[activations] else activations

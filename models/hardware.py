@@ -1,0 +1,70 @@
+"""An accelerator, in SI units: peaks per dtype, memory, interconnect, measured fractions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import ModelInputError
+
+# When a device has no native peak for a dtype, the kernel runs in the next format it does
+# have (fp8 math on an A100 runs as bf16; bf16 on a V100 as fp16; on Apple GPUs as fp32).
+PEAK_FALLBACK_ORDER: dict[str, tuple[str, ...]] = {
+    "fp4": ("fp4", "fp8", "bf16", "fp16", "fp32"),
+    "fp8": ("fp8", "bf16", "fp16", "fp32"),
+    "bf16": ("bf16", "fp16", "fp32"),
+    "fp16": ("fp16", "bf16", "fp32"),
+    "fp32": ("fp32", "tf32", "bf16", "fp16"),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hardware:
+    """One device type. Peaks are dense (no 2:4 sparsity), per device, in FLOP/s.
+
+    ``achievable_matmul_fraction`` maps a dtype to measured dense-GEMM FLOP/s over spec,
+    ``achievable_mem_bw_fraction`` is measured streaming bandwidth over spec; both are
+    ``None``/absent where no published measurement exists (the expected estimate then uses
+    its documented defaults).
+    """
+
+    id: str
+    name: str
+    vendor: str
+    year: int
+    category: str = "datacenter"
+    memory_type: str = ""
+    memory_capacity_bytes: float
+    memory_capacity_unit: str = "GiB"
+    mem_bw_bytes_per_s: float
+    dense_peak_flops_per_s: dict[str, float] = field(default_factory=dict)
+    interconnect: str = ""
+    interconnect_bw_bytes_per_s: float = 0.0
+    interconnect_latency_s: float | None = None
+    l2_cache_bytes: float | None = None
+    tdp_w: float | None = None
+    achievable_mem_bw_fraction: float | None = None
+    achievable_matmul_fraction: dict[str, float] = field(default_factory=dict)
+    source: str = ""
+    notes: str = ""
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def matmul_peak(self, dtype: str) -> tuple[str, float]:
+        """(dtype actually used, dense peak FLOP/s) for a matmul computing in ``dtype``."""
+        for candidate in PEAK_FALLBACK_ORDER.get(dtype, (dtype,)):
+            peak = self.dense_peak_flops_per_s.get(candidate)
+            if peak:
+                return candidate, peak
+        raise ModelInputError("hardware", f"{self.id} has no peak for {dtype} or any fallback")
+
+    def vector_peak_flops_per_s(self) -> float:
+        """Peak for element-wise work (norms, softmax, activations): the FP32 vector rate."""
+        return self.matmul_peak("fp32")[1]
+
+    def ridge_flops_per_byte(self, dtype: str) -> float:
+        """Arithmetic intensity where the roofline turns: peak FLOP/s / bandwidth."""
+        return self.matmul_peak(dtype)[1] / self.mem_bw_bytes_per_s
+
+    @property
+    def interconnect_bw_unidirectional_bytes_per_s(self) -> float:
+        """Presets give bidirectional aggregate per device; a ring step sends one way."""
+        return self.interconnect_bw_bytes_per_s / 2.0

@@ -1,0 +1,177 @@
+"""Hugging Face ``config.json`` dictionaries -> :class:`ModelArchitecture` (pure, offline).
+
+Supported ``model_type`` values and the keys each one reads follow the ``transformers``
+configuration classes of the same name: llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,
+gemma2, phi3, deepseek_v3, gpt_oss. Missing or ill-typed keys raise
+:class:`ModelInputError` naming the key.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from .architecture import Attention, LayerGroup, ModelArchitecture, MoE
+from .errors import ModelInputError
+
+SUPPORTED_MODEL_TYPES = (
+    "llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "gemma2", "phi3", "deepseek_v3", "gpt_oss",
+)
+# transformers' per-class default for tie_word_embeddings when the key is absent
+_TIED_BY_DEFAULT = {"gemma2"}
+
+
+def _int(config: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    value = config.get(key, default)
+    if value is None:
+        raise ModelInputError(key, "missing from config")
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ModelInputError(key, f"must be a positive integer, got {value!r}")
+    return value
+
+
+def _optional_window(config: Mapping[str, Any]) -> int | None:
+    window = config.get("sliding_window")
+    if window is None:
+        return None
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
+        raise ModelInputError("sliding_window", f"must be a positive integer or null, got {window!r}")
+    return window
+
+
+def _layer_windows(config: Mapping[str, Any], model_type: str, num_layers: int) -> list[int | None]:
+    window = _optional_window(config)
+    layer_types = config.get("layer_types")
+    if layer_types is not None:
+        if not isinstance(layer_types, list) or len(layer_types) != num_layers:
+            raise ModelInputError("layer_types", f"must list one type per layer ({num_layers})")
+        if window is None and "sliding_attention" in layer_types:
+            raise ModelInputError("sliding_window", "layer_types has sliding layers but no window")
+        return [window if t == "sliding_attention" else None for t in layer_types]
+    if window is None:
+        return [None] * num_layers
+    if model_type == "gemma2":  # transformers Gemma2: even layers slide, odd layers are global
+        return [window if i % 2 == 0 else None for i in range(num_layers)]
+    if model_type in ("qwen2", "qwen3", "qwen3_moe"):
+        if not config.get("use_sliding_window", False):
+            return [None] * num_layers
+        first_sliding = config.get("max_window_layers", 0)
+        return [window if i >= first_sliding else None for i in range(num_layers)]
+    return [window] * num_layers
+
+
+def _moe(config: Mapping[str, Any], model_type: str, num_layers: int) -> tuple[MoE | None, list[bool]]:
+    if model_type in ("mixtral", "gpt_oss"):
+        experts = _int(config, "num_local_experts")
+        top_k = _int(config, "num_experts_per_tok", config.get("experts_per_token"))
+        moe = MoE(
+            num_experts=experts,
+            top_k=top_k,
+            expert_intermediate_size=_int(config, "intermediate_size"),
+            router_bias=model_type == "gpt_oss",
+            expert_bias=model_type == "gpt_oss",
+        )
+        return moe, [True] * num_layers
+    if model_type == "qwen3_moe":
+        moe = MoE(
+            num_experts=_int(config, "num_experts"),
+            top_k=_int(config, "num_experts_per_tok"),
+            expert_intermediate_size=_int(config, "moe_intermediate_size"),
+        )
+        step = _int(config, "decoder_sparse_step", 1)
+        dense_only = set(config.get("mlp_only_layers") or [])
+        return moe, [i not in dense_only and (i + 1) % step == 0 for i in range(num_layers)]
+    if model_type == "deepseek_v3":
+        expert_width = _int(config, "moe_intermediate_size")
+        moe = MoE(
+            num_experts=_int(config, "n_routed_experts"),
+            top_k=_int(config, "num_experts_per_tok"),
+            expert_intermediate_size=expert_width,
+            shared_intermediate_size=int(config.get("n_shared_experts") or 0) * expert_width,
+            router_bias=config.get("topk_method", "noaux_tc") == "noaux_tc",
+        )
+        first_dense = int(config.get("first_k_dense_replace", 0))
+        freq = _int(config, "moe_layer_freq", 1)
+        return moe, [i >= first_dense and i % freq == 0 for i in range(num_layers)]
+    return None, [False] * num_layers
+
+
+def _attention(config: Mapping[str, Any], model_type: str, hidden: int) -> Attention:
+    heads = _int(config, "num_attention_heads")
+    if model_type == "deepseek_v3":
+        q_lora = config.get("q_lora_rank")
+        return Attention(
+            kind="mla",
+            num_heads=heads,
+            num_kv_heads=heads,
+            head_dim=_int(config, "qk_nope_head_dim") + _int(config, "qk_rope_head_dim"),
+            v_head_dim=_int(config, "v_head_dim"),
+            q_lora_rank=None if q_lora is None else _int(config, "q_lora_rank"),
+            kv_lora_rank=_int(config, "kv_lora_rank"),
+            qk_nope_head_dim=_int(config, "qk_nope_head_dim"),
+            qk_rope_head_dim=_int(config, "qk_rope_head_dim"),
+        )
+    if hidden % heads and "head_dim" not in config:
+        raise ModelInputError("num_attention_heads", f"{heads} does not divide hidden_size {hidden}")
+    head_dim = _int(config, "head_dim", hidden // heads)
+    bias = bool(config.get("attention_bias", False))
+    return Attention(
+        num_heads=heads,
+        num_kv_heads=_int(config, "num_key_value_heads", heads),
+        head_dim=head_dim,
+        v_head_dim=head_dim,
+        qkv_bias=bias or model_type == "qwen2",  # Qwen2 always has q/k/v biases
+        o_bias=bias,
+        qk_norm=model_type in ("qwen3", "qwen3_moe"),
+        sinks=model_type == "gpt_oss",
+    )
+
+
+def architecture_from_hf_config(
+    config: Mapping[str, Any], *, model_id: str, name: str | None = None, **extra: Any
+) -> ModelArchitecture:
+    """Build an architecture from a parsed config.json; ``extra`` fills metadata fields."""
+    if not isinstance(config, Mapping):
+        raise ModelInputError("config", "must be a JSON object")
+    if "text_config" in config and "model_type" not in config.get("text_config", {}):
+        raise ModelInputError("text_config", "multimodal configs are not supported")
+    model_type = config.get("model_type")
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise ModelInputError(
+            "model_type", f"{model_type!r} is not supported (supported: {', '.join(SUPPORTED_MODEL_TYPES)})"
+        )
+    hidden = _int(config, "hidden_size")
+    num_layers = _int(config, "num_hidden_layers")
+    windows = _layer_windows(config, model_type, num_layers)
+    moe, moe_layers = _moe(config, model_type, num_layers)
+    groups = Counter(zip(windows, moe_layers, strict=True))
+    layer_groups = tuple(
+        LayerGroup(count=count, window_tokens=window, moe=is_moe)
+        for (window, is_moe), count in sorted(groups.items(), key=lambda kv: (kv[0][1], kv[0][0] or 0))
+    )
+    if model_type == "deepseek_v3":
+        dense_width = _int(config, "intermediate_size")
+    elif moe is not None and all(moe_layers):
+        dense_width = moe.expert_intermediate_size
+    else:
+        dense_width = _int(config, "intermediate_size")
+    tied = config.get("tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
+    max_positions = config.get("max_position_embeddings")
+    return ModelArchitecture(
+        id=model_id,
+        name=name or model_id,
+        family=model_type,
+        hidden_size=hidden,
+        vocab_size=_int(config, "vocab_size"),
+        attention=_attention(config, model_type, hidden),
+        intermediate_size=dense_width,
+        mlp_gated=True,
+        mlp_bias=bool(config.get("mlp_bias", False)),
+        moe=moe,
+        layer_groups=layer_groups,
+        norms_per_layer=4 if model_type == "gemma2" else 2,
+        tie_word_embeddings=bool(tied),
+        max_position_embeddings=max_positions if isinstance(max_positions, int) else None,
+        **extra,
+    )

@@ -1,0 +1,173 @@
+"""Prefill, decode and the whole generation for one scenario, under one estimate.
+
+- Prefill: one pass over B prompts of P tokens; its LM head yields the first output token,
+  so time to first token = prefill time.
+- Decode: G-1 further steps; step k (k = 1..G-1) attends to c = P + k tokens. Step times
+  are evaluated for every context at once (numpy) and averaged; with G = 1 the decode
+  figures describe the step that would come next (c = P + 1).
+- Generation: prefill + the sum of decode steps; output tokens/s = B*G / that time.
+- Idle-core % = 100 * (1 - useful FLOP/s / spec peak FLOP/s); MBU = bytes/s / spec bandwidth;
+  both per device, over the whole phase. With PP the ops of all stages run one after
+  another, so per-device work is the pass total / pp.
+- ``limited_by``: ``compute`` when the summed compute terms exceed the summed memory terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .estimate import Ceilings, PassTotals, ceilings, pass_totals
+from .ops import Number, build_ops
+from .scenario import Scenario
+
+MAX_SEARCH_BATCH = 1 << 30
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PhaseEstimate:
+    time_s: float
+    flops: float
+    memory_bytes: float
+    weight_bytes: float
+    kv_read_bytes: float
+    kv_write_bytes: float
+    activation_bytes: float
+    compute_s: float
+    memory_s: float
+    comm_s: float
+    overhead_s: float
+    idle_core_pct: float
+    mbu_pct: float
+    arithmetic_intensity_flops_per_byte: float
+    limited_by: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DecodeEstimate:
+    steps: int
+    phase: PhaseEstimate
+    step_time_s: float
+    first_step_time_s: float
+    last_step_time_s: float
+    tokens_per_s_per_seq: float
+    tokens_per_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Estimate:
+    name: str
+    ceilings: Ceilings
+    prefill: PhaseEstimate
+    decode: DecodeEstimate
+    generation_time_s: float
+    output_tokens_per_s: float
+
+    @property
+    def ttft_s(self) -> float:
+        return self.prefill.time_s
+
+
+def decode_contexts(scenario: Scenario) -> np.ndarray:
+    """Contexts of the generation's decode steps: P+1 .. P+G-1 (P+1 alone when G = 1)."""
+    p, g = scenario.batching.prompt_tokens, scenario.batching.output_tokens
+    return np.arange(p + 1, p + max(g, 2), dtype=float)
+
+
+def decode_step_totals(scenario: Scenario, c: Ceilings, *, batch: Number, context: Number) -> PassTotals:
+    """One decode step (vectorised over batch and context)."""
+    return pass_totals(build_ops(scenario, "decode", batch=batch, context=context), c)
+
+
+def prefill_totals(scenario: Scenario, c: Ceilings, *, batch: Number | None = None) -> PassTotals:
+    b = scenario.batching.batch_size if batch is None else batch
+    return pass_totals(build_ops(scenario, "prefill", batch=b), c)
+
+
+def _phase(t: PassTotals, c: Ceilings, pp: int) -> PhaseEstimate:
+    time_s = float(np.sum(t.time_s))
+    flops = float(np.sum(t.flops))
+    memory_bytes = float(np.sum(t.memory_bytes))
+    compute_s, memory_s = float(np.sum(t.compute_s)), float(np.sum(t.memory_s))
+    return PhaseEstimate(
+        time_s=time_s,
+        flops=flops,
+        memory_bytes=memory_bytes,
+        weight_bytes=float(np.sum(t.weight_bytes)),
+        kv_read_bytes=float(np.sum(t.kv_read_bytes)),
+        kv_write_bytes=float(np.sum(t.kv_write_bytes)),
+        activation_bytes=float(np.sum(t.activation_bytes)),
+        compute_s=compute_s,
+        memory_s=memory_s,
+        comm_s=float(np.sum(t.comm_s)),
+        overhead_s=float(np.sum(t.overhead_s)),
+        idle_core_pct=100.0 * (1.0 - flops / pp / time_s / c.spec_matmul_flops_per_s),
+        mbu_pct=100.0 * memory_bytes / pp / time_s / c.spec_mem_bw_bytes_per_s,
+        arithmetic_intensity_flops_per_byte=flops / memory_bytes,
+        limited_by="compute" if compute_s > memory_s else "memory",
+    )
+
+
+def estimate(scenario: Scenario, name: str) -> Estimate:
+    """The ``bound`` or ``expected`` estimate of the scenario's prefill, decode and generation."""
+    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, name)
+    pp = scenario.parallelism.pp
+    b = scenario.batching
+    prefill = _phase(prefill_totals(scenario, c), c, pp)
+    contexts = decode_contexts(scenario)
+    steps = decode_step_totals(scenario, c, batch=b.batch_size, context=contexts)
+    step_times = np.broadcast_to(steps.time_s, contexts.shape)
+    mean_step = float(np.mean(step_times))
+    decode_s = float(np.sum(step_times)) if b.output_tokens > 1 else 0.0
+    generation = prefill.time_s + decode_s
+    return Estimate(
+        name=name,
+        ceilings=c,
+        prefill=prefill,
+        decode=DecodeEstimate(
+            steps=b.output_tokens - 1,
+            phase=_phase(steps, c, pp),
+            step_time_s=mean_step,
+            first_step_time_s=float(step_times[0]),
+            last_step_time_s=float(step_times[-1]),
+            tokens_per_s_per_seq=1.0 / mean_step,
+            tokens_per_s=b.batch_size / mean_step,
+        ),
+        generation_time_s=generation,
+        output_tokens_per_s=b.batch_size * b.output_tokens / generation,
+    )
+
+
+def mean_decode_context(scenario: Scenario) -> float:
+    """Mean context over the generation's decode steps: P + G/2."""
+    return float(np.mean(decode_contexts(scenario)))
+
+
+def compute_bound_batch(scenario: Scenario, *, context: float | None = None, estimate_name: str = "bound"
+                        ) -> int | None:
+    """Smallest batch whose decode step at ``context`` has more compute time than memory time.
+
+    ``None`` means never: per added sequence the step gains more KV traffic than FLOPs
+    (attention over a long context dominates), so no batch size crosses the ridge.
+    Memory capacity is not considered here (see :func:`memory_footprint`).
+    """
+    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    ctx = mean_decode_context(scenario) if context is None else context
+
+    def compute_heavier(batch: int) -> bool:
+        t = decode_step_totals(scenario, c, batch=float(batch), context=ctx)
+        return float(t.compute_s) > float(t.memory_s)
+
+    if not compute_heavier(MAX_SEARCH_BATCH):
+        return None
+    lo, hi = 1, MAX_SEARCH_BATCH
+    if compute_heavier(lo):
+        return lo
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if compute_heavier(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi

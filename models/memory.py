@@ -1,0 +1,112 @@
+"""Memory footprint per device and whether it fits; the largest batch that does.
+
+Per device (tp x pp devices):
+- weights: all parameters (every expert) x bytes per weight / (tp * pp);
+- KV cache: batch x cached tokens x KV elements per token per device x bytes, over the
+  layers of one stage (layers / pp). Cached tokens are prompt + output, capped at the window
+  for sliding-window layers. KV heads split across TP (at least one per device); MLA's latent
+  is replicated on every TP rank;
+- activations: the workspace of prefilling the whole batch at once: the residual stream and
+  its normalised copy (2*H), the widest intermediate (q/k/v or the gated MLP/experts), fp32
+  logits for the last positions and, without FlashAttention, one layer's P x P score matrix
+  and its softmax;
+- runtime reserve: CUDA context (about 0.3 GiB with lazy loading, pytorch/pytorch#107667)
+  plus library workspaces and allocator slack: 1 GiB, a documented default.
+Everything but the weights grows linearly with the batch, so the largest batch is closed-form.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from .dtypes import weight_bytes_per_param
+from .ops import sizes_for
+from .scenario import Scenario
+
+GIB = 1024**3
+RUNTIME_RESERVE_BYTES_PER_DEVICE = 1.0 * GIB
+LOGITS_BYTES_PER_ELEMENT = 4.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryFootprint:
+    """Bytes per device and in total (total = per device x devices, weights counted once)."""
+
+    devices: int
+    capacity_bytes: float
+    weights_bytes: float
+    kv_cache_bytes: float
+    activation_bytes: float
+    runtime_reserve_bytes: float
+    per_device_weights_bytes: float
+    per_device_kv_cache_bytes: float
+    per_device_activation_bytes: float
+    per_device_runtime_reserve_bytes: float
+    max_batch: int
+
+    @property
+    def total_bytes(self) -> float:
+        return self.weights_bytes + self.kv_cache_bytes + self.activation_bytes + self.runtime_reserve_bytes
+
+    @property
+    def per_device_bytes(self) -> float:
+        return (self.per_device_weights_bytes + self.per_device_kv_cache_bytes
+                + self.per_device_activation_bytes + self.per_device_runtime_reserve_bytes)
+
+    @property
+    def fits(self) -> bool:
+        return self.per_device_bytes <= self.capacity_bytes
+
+
+def kv_cache_bytes_per_sequence_per_device(scenario: Scenario, cached_tokens: int) -> float:
+    m, pp = scenario.model, scenario.parallelism.pp
+    s = sizes_for(scenario)
+    a = m.attention
+    per_token_per_layer = (a.kv_elements_per_token if a.is_mla
+                           else s.kv_heads * (a.head_dim + a.v_head_dim))
+    total = 0.0
+    for group in m.layer_groups:
+        tokens = cached_tokens if group.window_tokens is None else min(cached_tokens, group.window_tokens)
+        total += group.count * tokens * per_token_per_layer * s.b_kv
+    return total / pp
+
+
+def activation_bytes_per_sequence_per_device(scenario: Scenario) -> float:
+    m, b = scenario.model, scenario.batching
+    s = sizes_for(scenario)
+    a = m.attention
+    prompt = b.prompt_tokens
+    widths = [s.q_heads * a.head_dim + s.kv_heads * (a.head_dim + a.v_head_dim), 2 * m.intermediate_size / s.tp]
+    if m.moe is not None:
+        widths.append(m.moe.top_k * 2 * m.moe.expert_intermediate_size / s.tp)
+    per_token = (2 * m.hidden_size + max(widths)) * s.b_a
+    workspace = prompt * per_token + m.vocab_size / s.tp * LOGITS_BYTES_PER_ELEMENT
+    if not b.flash_attention:
+        workspace += 2 * s.q_heads * prompt * prompt * s.b_a
+    return workspace
+
+
+def memory_footprint(scenario: Scenario) -> MemoryFootprint:
+    m, b, par = scenario.model, scenario.batching, scenario.parallelism
+    devices = par.devices
+    weights = m.params * weight_bytes_per_param(scenario.precisions.weights)
+    per_device_weights = weights / devices
+    kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
+    act_per_seq = activation_bytes_per_sequence_per_device(scenario)
+    capacity = scenario.hardware.memory_capacity_bytes
+    free = capacity - per_device_weights - RUNTIME_RESERVE_BYTES_PER_DEVICE
+    max_batch = max(0, math.floor(free / (kv_per_seq + act_per_seq))) if free > 0 else 0
+    return MemoryFootprint(
+        devices=devices,
+        capacity_bytes=capacity,
+        weights_bytes=weights,
+        kv_cache_bytes=kv_per_seq * b.batch_size * devices,
+        activation_bytes=act_per_seq * b.batch_size * devices,
+        runtime_reserve_bytes=RUNTIME_RESERVE_BYTES_PER_DEVICE * devices,
+        per_device_weights_bytes=per_device_weights,
+        per_device_kv_cache_bytes=kv_per_seq * b.batch_size,
+        per_device_activation_bytes=act_per_seq * b.batch_size,
+        per_device_runtime_reserve_bytes=RUNTIME_RESERVE_BYTES_PER_DEVICE,
+        max_batch=max_batch,
+    )

@@ -1,0 +1,381 @@
+"""The operations of one forward pass, per device, with FLOPs and bytes by kind.
+
+Conventions (per occurrence, per device after tensor-parallel split; ``count`` occurrences
+per pass):
+
+- A weight GEMM of T tokens, K inputs, N outputs: FLOPs 2*T*K*N; weight bytes K*N*b_w;
+  activation bytes T*(K+N)*b_a (read input, write output).
+- Decode attention at context c (keys attended, the new token included) for B sequences,
+  h_q query heads, g KV heads of width d per device: FLOPs 2*B*h_q*c*(d_qk+d_v) plus
+  5 per score for softmax; KV read B*c*g*(d_qk+d_v)*b_kv; KV write B*g*(d_qk+d_v)*b_kv.
+  Its intensity is about 2*(h_q/g)/b_kv: the GQA group size at 16-bit, whatever B is.
+- Prefill attention over a causal prompt of P tokens: a fused (FlashAttention) kernel
+  computes only the causal pairs sum(min(i, window), i=1..P) and never stores scores;
+  the unfused path computes the full P x P score matrix and writes it, softmaxes it
+  (read + write) and reads it again for the weighted sum.
+- MLA (DeepSeek-V3): prefill decompresses the latent into per-head K/V (plain MHA with
+  d_qk = d_nope + d_rope); decode uses weight absorption and attends over the cached
+  latent (r_kv + d_rope per token, shared by all heads, replicated on every TP rank).
+- MoE expert GEMMs: FLOPs for T*k routed token-expert pairs; weight bytes for the expected
+  number of distinct experts the T tokens touch, E*(1-(1-k/E)^T).
+- TP: heads, KV heads (at least one per device), MLP and expert widths, vocabulary split
+  across ``tp``; two ring all-reduces per layer (after attention, after the MLP) and one
+  after the vocabulary-parallel embedding, each sending 2*(tp-1)/tp * T*H*b_a bytes.
+- PP: layers run stage after stage; (pp-1) activation sends of T*H*b_a bytes per pass.
+
+Values may be numpy arrays: batch and context broadcast, so one call evaluates a sweep.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .architecture import LayerGroup, ModelArchitecture
+from .dtypes import activation_bytes_per_element, kv_bytes_per_element, weight_bytes_per_param
+from .scenario import Scenario
+
+Number = float | np.ndarray
+
+SOFTMAX_FLOPS_PER_SCORE = 5  # max, subtract, exp, sum, divide
+RMSNORM_FLOPS_PER_ELEMENT = 4  # square, accumulate, scale by rsqrt, multiply by weight
+ROPE_FLOPS_PER_ELEMENT = 3  # a rotation is 4 multiplies and 2 adds per pair of elements
+GATED_ACTIVATION_FLOPS_PER_ELEMENT = 5  # SiLU/GELU of the gate (~4) times the up projection (1)
+
+KINDS = ("matmul", "attention", "elementwise", "embedding", "collective")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Op:
+    """One kernel of a pass: work per occurrence per device, ``count`` occurrences."""
+
+    phase: str
+    name: str
+    kind: str
+    count: int
+    flops: Number
+    weight_bytes: Number = 0.0
+    activation_bytes: Number = 0.0
+    kv_read_bytes: Number = 0.0
+    kv_write_bytes: Number = 0.0
+    comm_bytes: Number = 0.0
+
+    @property
+    def memory_bytes(self) -> Number:
+        """Bytes moved to or from device memory (HBM/DRAM)."""
+        return self.weight_bytes + self.activation_bytes + self.kv_read_bytes + self.kv_write_bytes
+
+    @property
+    def arithmetic_intensity_flops_per_byte(self) -> Number:
+        return np.divide(self.flops, np.maximum(self.memory_bytes, 1e-30))
+
+
+@dataclass(frozen=True, slots=True)
+class _Sizes:
+    """Per-device element sizes and head counts for one scenario."""
+
+    b_w: float
+    b_a: float
+    b_kv: float
+    tp: int
+    q_heads: int
+    kv_heads: int
+    hidden: int
+
+
+def expected_distinct_experts(num_experts: int, top_k: int, tokens: Number) -> Number:
+    """E*(1-(1-k/E)^T): distinct experts T independently routed tokens touch, in expectation."""
+    return num_experts * (1.0 - np.power(1.0 - top_k / num_experts, tokens))
+
+
+def causal_attention_pairs(prompt_tokens: Number, window_tokens: int | None) -> Number:
+    """(query, key) pairs of causal attention over a prompt: sum of min(i, W) for i = 1..P."""
+    p = np.asarray(prompt_tokens, dtype=float)
+    full = p * (p + 1.0) / 2.0
+    if window_tokens is None:
+        return full
+    w = float(window_tokens)
+    windowed = w * (w + 1.0) / 2.0 + (p - w) * w
+    return np.where(p <= w, full, windowed)
+
+
+def _matmul(phase: str, name: str, count: int, tokens: Number, k: float, n: float, s: _Sizes,
+            weight_matrices: Number = 1.0) -> Op:
+    return Op(
+        phase=phase, name=name, kind="matmul", count=count,
+        flops=2.0 * tokens * k * n,
+        weight_bytes=weight_matrices * k * n * s.b_w,
+        activation_bytes=tokens * (k + n) * s.b_a,
+    )
+
+
+def _elementwise(phase: str, name: str, count: int, elements: Number, flops_per_element: float,
+                 reads: float, s: _Sizes, weight_elements: float = 0.0) -> Op:
+    return Op(
+        phase=phase, name=name, kind="elementwise", count=count,
+        flops=flops_per_element * elements,
+        weight_bytes=weight_elements * s.b_a,
+        activation_bytes=(reads + 1.0) * elements * s.b_a,
+    )
+
+
+def _all_reduce(phase: str, name: str, count: int, tokens: Number, s: _Sizes) -> Op:
+    message = tokens * s.hidden * s.b_a
+    return Op(
+        phase=phase, name=name, kind="collective", count=count, flops=0.0,
+        comm_bytes=2.0 * (s.tp - 1) / s.tp * message,
+    )
+
+
+def _gqa_attention(phase: str, count: int, batch: Number, context: Number, prompt: Number,
+                   window: int | None, flash: bool, m: ModelArchitecture, s: _Sizes) -> list[Op]:
+    a = m.attention
+    hq, g, dqk, dv = s.q_heads, s.kv_heads, a.head_dim, a.v_head_dim
+    label = "attention" if window is None else f"attention (window {window})"
+    if phase == "decode":
+        keys = np.minimum(context, window) if window is not None else context
+        pairs = batch * keys * hq
+        q_bytes, o_bytes = batch * hq * dqk * s.b_a, batch * hq * dv * s.b_a
+        k_read, v_read = batch * keys * g * dqk * s.b_kv, batch * keys * g * dv * s.b_kv
+        kv_write = batch * g * (dqk + dv) * s.b_kv
+        if flash:
+            return [Op(phase=phase, name=label, kind="attention", count=count,
+                       flops=pairs * (2.0 * (dqk + dv) + SOFTMAX_FLOPS_PER_SCORE),
+                       activation_bytes=q_bytes + o_bytes, kv_read_bytes=k_read + v_read,
+                       kv_write_bytes=kv_write)]
+        scores = pairs * s.b_a
+        return [
+            Op(phase=phase, name=f"{label} scores", kind="attention", count=count,
+               flops=2.0 * pairs * dqk, activation_bytes=q_bytes + scores, kv_read_bytes=k_read,
+               kv_write_bytes=kv_write),
+            Op(phase=phase, name=f"{label} softmax", kind="elementwise", count=count,
+               flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
+            Op(phase=phase, name=f"{label} weighted sum", kind="attention", count=count,
+               flops=2.0 * pairs * dv, activation_bytes=scores + o_bytes, kv_read_bytes=v_read),
+        ]
+    tokens = batch * prompt
+    q_bytes, o_bytes = tokens * hq * dqk * s.b_a, tokens * hq * dv * s.b_a
+    k_bytes, v_bytes = tokens * g * dqk * s.b_a, tokens * g * dv * s.b_a
+    kv_write = tokens * g * (dqk + dv) * s.b_kv
+    if flash:
+        pairs = batch * hq * causal_attention_pairs(prompt, window)
+        return [Op(phase=phase, name=label, kind="attention", count=count,
+                   flops=pairs * (2.0 * (dqk + dv) + SOFTMAX_FLOPS_PER_SCORE),
+                   activation_bytes=q_bytes + k_bytes + v_bytes + o_bytes, kv_write_bytes=kv_write)]
+    pairs = batch * hq * prompt * prompt  # the unfused path computes and stores the full P x P matrix
+    scores = pairs * s.b_a
+    return [
+        Op(phase=phase, name=f"{label} scores", kind="attention", count=count, flops=2.0 * pairs * dqk,
+           activation_bytes=q_bytes + k_bytes + scores, kv_write_bytes=kv_write),
+        Op(phase=phase, name=f"{label} softmax", kind="elementwise", count=count,
+           flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
+        Op(phase=phase, name=f"{label} weighted sum", kind="attention", count=count,
+           flops=2.0 * pairs * dv, activation_bytes=scores + v_bytes + o_bytes),
+    ]
+
+
+def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: Number,
+               flash: bool, m: ModelArchitecture, s: _Sizes) -> list[Op]:
+    """MLA projections and attention (DeepSeek-V3); q_a and kv_a are replicated across TP."""
+    a, H = m.attention, s.hidden
+    hq, nope, rope, dv, r_kv = s.q_heads, a.qk_nope_head_dim, a.qk_rope_head_dim, a.v_head_dim, a.kv_lora_rank
+    tokens = batch if phase == "decode" else batch * prompt
+    latent = r_kv + rope
+    ops: list[Op] = []
+    if a.q_lora_rank is None:
+        ops.append(_matmul(phase, "q_proj", count, tokens, H, hq * (nope + rope), s))
+    else:
+        ops += [
+            _matmul(phase, "q_a_proj", count, tokens, H, a.q_lora_rank, s),
+            _elementwise(phase, "q_a_norm", count, tokens * a.q_lora_rank, RMSNORM_FLOPS_PER_ELEMENT, 1, s,
+                         a.q_lora_rank),
+            _matmul(phase, "q_b_proj", count, tokens, a.q_lora_rank, hq * (nope + rope), s),
+        ]
+    ops += [
+        _matmul(phase, "kv_a_proj", count, tokens, H, latent, s),
+        _elementwise(phase, "kv_a_norm", count, tokens * r_kv, RMSNORM_FLOPS_PER_ELEMENT, 1, s, r_kv),
+        _elementwise(phase, "rope", count, tokens * (hq + 1) * rope, ROPE_FLOPS_PER_ELEMENT, 1, s),
+    ]
+    if phase == "prefill":
+        ops.append(_matmul(phase, "kv_b_proj (decompress)", count, tokens, r_kv, hq * (nope + dv), s))
+        mha = _Sizes(s.b_w, s.b_a, s.b_kv, s.tp, hq, hq, H)
+        attn = _gqa_attention(phase, count, batch, context, prompt, None, flash,
+                              _with_head_dims(m, nope + rope, dv), mha)
+        # the cache stores the latent, not the decompressed heads
+        first = attn[0]
+        attn[0] = Op(**{**_fields(first), "kv_write_bytes": tokens * latent * s.b_kv})
+        return ops + attn
+    pairs = batch * context * hq
+    kv_read = batch * context * latent * s.b_kv
+    kv_write = batch * latent * s.b_kv
+    ops.append(Op(phase=phase, name="q absorb (W_UK)", kind="matmul", count=count,
+                  flops=2.0 * batch * hq * nope * r_kv, weight_bytes=hq * nope * r_kv * s.b_w,
+                  activation_bytes=batch * hq * (nope + r_kv) * s.b_a))
+    q_bytes, o_bytes = batch * hq * latent * s.b_a, batch * hq * r_kv * s.b_a
+    if flash:
+        ops.append(Op(phase=phase, name="attention (latent)", kind="attention", count=count,
+                      flops=pairs * (2.0 * (latent + r_kv) + SOFTMAX_FLOPS_PER_SCORE),
+                      activation_bytes=q_bytes + o_bytes, kv_read_bytes=kv_read, kv_write_bytes=kv_write))
+    else:
+        scores = pairs * s.b_a
+        ops += [
+            Op(phase=phase, name="attention (latent) scores", kind="attention", count=count,
+               flops=2.0 * pairs * latent, activation_bytes=q_bytes + scores, kv_read_bytes=kv_read,
+               kv_write_bytes=kv_write),
+            Op(phase=phase, name="attention (latent) softmax", kind="elementwise", count=count,
+               flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
+            Op(phase=phase, name="attention (latent) weighted sum", kind="attention", count=count,
+               flops=2.0 * pairs * r_kv, activation_bytes=scores + o_bytes,
+               kv_read_bytes=batch * context * r_kv * s.b_kv),
+        ]
+    ops.append(Op(phase=phase, name="v absorb (W_UV)", kind="matmul", count=count,
+                  flops=2.0 * batch * hq * r_kv * dv, weight_bytes=hq * r_kv * dv * s.b_w,
+                  activation_bytes=batch * hq * (r_kv + dv) * s.b_a))
+    return ops
+
+
+def _fields(op: Op) -> dict:
+    return {name: getattr(op, name) for name in Op.__slots__}
+
+
+def _with_head_dims(m: ModelArchitecture, head_dim: int, v_head_dim: int) -> ModelArchitecture:
+    from dataclasses import replace
+
+    attention = replace(m.attention, kind="gqa", head_dim=head_dim, v_head_dim=v_head_dim,
+                        num_kv_heads=m.attention.num_heads)
+    return replace(m, attention=attention)
+
+
+def _mlp(phase: str, count: int, tokens: Number, width: int, label: str, s: _Sizes) -> list[Op]:
+    per_device = width / s.tp
+    return [
+        _matmul(phase, f"{label} gate_up", count, tokens, s.hidden, 2 * per_device, s),
+        _elementwise(phase, f"{label} activation", count, tokens * per_device,
+                     GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s),
+        _matmul(phase, f"{label} down", count, tokens, per_device, s.hidden, s),
+    ]
+
+
+def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes) -> list[Op]:
+    moe = m.moe
+    assert moe is not None
+    width = moe.expert_intermediate_size / s.tp
+    routed = tokens * moe.top_k
+    distinct = expected_distinct_experts(moe.num_experts, moe.top_k, tokens)
+    H = s.hidden
+    ops = [
+        _matmul(phase, "router", count, tokens, H, moe.num_experts, s),
+        Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
+           flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_w,
+           activation_bytes=routed * (H + 2 * width) * s.b_a),
+        _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s),
+        Op(phase=phase, name="experts down", kind="matmul", count=count,
+           flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_w,
+           activation_bytes=routed * (width + H) * s.b_a),
+    ]
+    if moe.shared_intermediate_size:
+        ops += _mlp(phase, count, tokens, moe.shared_intermediate_size, "shared expert", s)
+    return ops
+
+
+def _layer_group_ops(phase: str, group: LayerGroup, batch: Number, context: Number, prompt: Number,
+                     scenario: Scenario, s: _Sizes) -> list[Op]:
+    m = scenario.model
+    a = m.attention
+    n = group.count
+    tokens = batch if phase == "decode" else batch * prompt
+    flash = scenario.batching.flash_attention
+    H = s.hidden
+    ops = [_elementwise(phase, "norms", n * m.norms_per_layer, tokens * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H)]
+    if a.is_mla:
+        ops += _mla_block(phase, n, batch, context, prompt, flash, m, s)
+        o_in = s.q_heads * a.v_head_dim
+    else:
+        qkv_out = (s.q_heads * a.head_dim) + s.kv_heads * (a.head_dim + a.v_head_dim)
+        ops.append(_matmul(phase, "qkv_proj", n, tokens, H, qkv_out, s))
+        if a.qk_norm:
+            ops.append(_elementwise(phase, "q/k norm", n, tokens * (s.q_heads + s.kv_heads) * a.head_dim,
+                                    RMSNORM_FLOPS_PER_ELEMENT, 1, s, 2 * a.head_dim))
+        ops.append(_elementwise(phase, "rope", n, tokens * (s.q_heads + s.kv_heads) * a.head_dim,
+                                ROPE_FLOPS_PER_ELEMENT, 1, s))
+        ops += _gqa_attention(phase, n, batch, context, prompt, group.window_tokens, flash, m, s)
+        o_in = s.q_heads * a.v_head_dim
+    ops.append(_matmul(phase, "o_proj", n, tokens, o_in, H, s))
+    if s.tp > 1:
+        ops.append(_all_reduce(phase, "all-reduce (attention)", n, tokens, s))
+    ops.append(_elementwise(phase, "residual add", 2 * n, tokens * H, 1, 2, s))
+    if group.moe:
+        ops += _moe(phase, n, tokens, m, s)
+    else:
+        ops += _mlp(phase, n, tokens, m.intermediate_size, "mlp", s)
+    if s.tp > 1:
+        ops.append(_all_reduce(phase, "all-reduce (mlp)", n, tokens, s))
+    return ops
+
+
+def _merge(ops: list[Op]) -> list[Op]:
+    """Combine ops of the same name from different layer groups (identical shapes add counts)."""
+    merged: dict[str, Op] = {}
+    for op in ops:
+        key = op.name
+        if key in merged:
+            prev = merged[key]
+            per_layer_same = all(
+                np.array_equal(getattr(prev, f), getattr(op, f))
+                for f in ("flops", "weight_bytes", "activation_bytes", "kv_read_bytes", "kv_write_bytes",
+                          "comm_bytes")
+            )
+            if per_layer_same:
+                merged[key] = Op(**{**_fields(prev), "count": prev.count + op.count})
+                continue
+            key = f"{op.name} [{len(merged)}]"
+        merged[key] = op
+    return list(merged.values())
+
+
+def sizes_for(scenario: Scenario) -> _Sizes:
+    m, p, tp = scenario.model, scenario.precisions, scenario.parallelism.tp
+    ratio = scenario.batching.kv_compression_ratio
+    return _Sizes(
+        b_w=weight_bytes_per_param(p.weights),
+        b_a=activation_bytes_per_element(p.activations),
+        b_kv=kv_bytes_per_element(p.kv) / ratio,
+        tp=tp,
+        q_heads=m.attention.num_heads // tp,
+        kv_heads=math.ceil(m.attention.num_kv_heads / tp),
+        hidden=m.hidden_size,
+    )
+
+
+def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number = 0.0,
+              prompt: Number | None = None) -> list[Op]:
+    """Every op of one pass, per device.
+
+    ``phase`` is ``prefill`` (``batch`` prompts of ``prompt`` tokens, default the scenario's)
+    or ``decode`` (one new token per sequence, attending to ``context`` tokens).
+    """
+    if phase not in ("prefill", "decode"):
+        raise ValueError(f"phase must be prefill or decode, not {phase!r}")
+    m = scenario.model
+    s = sizes_for(scenario)
+    prompt = scenario.batching.prompt_tokens if prompt is None else prompt
+    tokens = batch if phase == "decode" else batch * prompt
+    H = s.hidden
+    ops: list[Op] = [Op(phase=phase, name="embedding", kind="embedding", count=1, flops=0.0,
+                        weight_bytes=tokens * H * s.b_w / s.tp, activation_bytes=tokens * H * s.b_a)]
+    if s.tp > 1:
+        ops.append(_all_reduce(phase, "all-reduce (embedding)", 1, tokens, s))
+    layer_ops: list[Op] = []
+    for group in m.layer_groups:
+        layer_ops += _layer_group_ops(phase, group, batch, context, prompt, scenario, s)
+    ops += _merge(layer_ops)
+    pp = scenario.parallelism.pp
+    if pp > 1:
+        ops.append(Op(phase=phase, name="pipeline send", kind="collective", count=pp - 1, flops=0.0,
+                      comm_bytes=tokens * H * s.b_a))
+    ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H))
+    # logits only for the last position of each sequence, also in prefill
+    ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))
+    return ops

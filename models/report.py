@@ -1,0 +1,174 @@
+"""The whole answer for one scenario as plain data (SI units): the ``report --format json`` contract.
+
+Keys are stable; new keys may be added, none renamed. Per-op ``flops``, ``*_bytes`` and
+``time_s`` are per occurrence and per device; ``total_time_s`` = ``count`` x ``time_s``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .estimate import ESTIMATES, ceilings, time_op
+from .inference import Estimate, compute_bound_batch, decode_contexts, estimate, mean_decode_context
+from .memory import memory_footprint
+from .ops import build_ops
+from .scenario import Scenario
+
+SCHEMA_VERSION = 1
+
+
+def _phase_dict(p) -> dict[str, Any]:
+    return {
+        "time_s": p.time_s,
+        "flops": p.flops,
+        "memory_bytes": p.memory_bytes,
+        "weight_bytes": p.weight_bytes,
+        "kv_read_bytes": p.kv_read_bytes,
+        "kv_write_bytes": p.kv_write_bytes,
+        "activation_bytes": p.activation_bytes,
+        "idle_core_pct": p.idle_core_pct,
+        "mbu_pct": p.mbu_pct,
+        "arithmetic_intensity_flops_per_byte": p.arithmetic_intensity_flops_per_byte,
+        "limited_by": p.limited_by,
+    }
+
+
+def _estimate_dict(e: Estimate, batch: int, prompt_tokens: int) -> dict[str, Any]:
+    d = e.decode
+    return {
+        "ceilings": {
+            "compute_dtype": e.ceilings.compute_dtype,
+            "matmul_flops_per_s": e.ceilings.matmul_flops_per_s,
+            "mem_bw_bytes_per_s": e.ceilings.mem_bw_bytes_per_s,
+            "link_bw_bytes_per_s": e.ceilings.link_bw_bytes_per_s,
+            "kernel_overhead_s": e.ceilings.kernel_overhead_s,
+            "collective_latency_s": e.ceilings.collective_latency_s,
+        },
+        "prefill": {
+            **_phase_dict(e.prefill),
+            "ttft_s": e.ttft_s,
+            "tokens_per_s": batch * prompt_tokens / e.prefill.time_s,
+        },
+        "decode": {
+            **_phase_dict(d.phase),
+            "steps": d.steps,
+            "step_time_s": d.step_time_s,
+            "first_step_time_s": d.first_step_time_s,
+            "last_step_time_s": d.last_step_time_s,
+            "tokens_per_s_per_seq": d.tokens_per_s_per_seq,
+            "tokens_per_s": d.tokens_per_s,
+        },
+        "generation": {"time_s": e.generation_time_s, "output_tokens_per_s": e.output_tokens_per_s},
+    }
+
+
+def _ops(scenario: Scenario) -> list[dict[str, Any]]:
+    b = scenario.batching
+    bound = ceilings(scenario.hardware, scenario.precisions.compute_dtype, "bound")
+    expected = ceilings(scenario.hardware, scenario.precisions.compute_dtype, "expected")
+    first_context = float(decode_contexts(scenario)[0])
+    rows: list[dict[str, Any]] = []
+    for phase, context in (("prefill", 0.0), ("decode", first_context)):
+        ops = build_ops(scenario, phase, batch=b.batch_size, context=context)
+        timed = [(op, time_op(op, bound), time_op(op, expected)) for op in ops]
+        phase_time = sum(op.count * float(t.time_s) for op, t, _ in timed)
+        for op, t, te in timed:
+            rows.append({
+                "phase": phase,
+                "name": op.name,
+                "kind": op.kind,
+                "count": op.count,
+                "context_tokens": context if phase == "decode" else b.prompt_tokens,
+                "flops": float(op.flops),
+                "weight_bytes": float(op.weight_bytes),
+                "activation_bytes": float(op.activation_bytes),
+                "kv_read_bytes": float(op.kv_read_bytes),
+                "kv_write_bytes": float(op.kv_write_bytes),
+                "comm_bytes": float(op.comm_bytes),
+                "arithmetic_intensity_flops_per_byte": float(op.arithmetic_intensity_flops_per_byte)
+                if op.kind != "collective" else None,
+                "limited_by": t.limited_by,
+                "time_s": float(t.time_s),
+                "total_time_s": op.count * float(t.time_s),
+                "share_of_phase_pct": 100.0 * op.count * float(t.time_s) / phase_time,
+                "expected_time_s": float(te.time_s),
+            })
+    return rows
+
+
+def warnings_for(scenario: Scenario) -> list[str]:
+    b, m = scenario.batching, scenario.model
+    notes = []
+    final_context = b.prompt_tokens + b.output_tokens
+    if m.max_position_embeddings and final_context > m.max_position_embeddings:
+        notes.append(f"context {final_context} exceeds the model's max_position_embeddings "
+                     f"{m.max_position_embeddings}")
+    return notes
+
+
+def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str, Any]:
+    hw, m, b, par, prec = (scenario.hardware, scenario.model, scenario.batching, scenario.parallelism,
+                           scenario.precisions)
+    bound = ceilings(hw, prec.compute_dtype, "bound")
+    mem = memory_footprint(scenario)
+    crossover = compute_bound_batch(scenario)
+    report: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "hardware": {
+            "id": hw.id,
+            "name": hw.name,
+            "devices": par.devices,
+            "tp": par.tp,
+            "pp": par.pp,
+            "compute_dtype": bound.compute_dtype,
+            "peak_flops_per_s": bound.matmul_flops_per_s,
+            "mem_bw_bytes_per_s": hw.mem_bw_bytes_per_s,
+            "ridge_flops_per_byte": bound.matmul_flops_per_s / hw.mem_bw_bytes_per_s,
+            "memory_capacity_bytes": hw.memory_capacity_bytes,
+            "interconnect_bw_bytes_per_s": hw.interconnect_bw_bytes_per_s,
+            "source": hw.source,
+        },
+        "model": {
+            "id": m.id,
+            "name": m.name,
+            "params": m.params,
+            "active_params": m.active_params,
+            "layers": m.num_layers,
+            "attention": m.attention.kind,
+            "heads": m.attention.num_heads,
+            "kv_heads": m.attention.num_kv_heads,
+            "experts": m.moe.num_experts if m.moe else None,
+            "experts_per_token": m.moe.top_k if m.moe else None,
+            "source": m.source,
+        },
+        "precisions": {"weights": prec.weights, "activations": prec.activations, "kv": prec.kv},
+        "batching": {
+            "batch": b.batch_size,
+            "prompt_tokens": b.prompt_tokens,
+            "output_tokens": b.output_tokens,
+            "flash_attention": b.flash_attention,
+            "kv_compression_ratio": b.kv_compression_ratio,
+            "mean_decode_context_tokens": mean_decode_context(scenario),
+        },
+        "memory": {
+            "weights_bytes": mem.weights_bytes,
+            "kv_cache_bytes": mem.kv_cache_bytes,
+            "activation_bytes": mem.activation_bytes,
+            "runtime_reserve_bytes": mem.runtime_reserve_bytes,
+            "total_bytes": mem.total_bytes,
+            "per_device_bytes": mem.per_device_bytes,
+            "per_device_weights_bytes": mem.per_device_weights_bytes,
+            "per_device_kv_cache_bytes": mem.per_device_kv_cache_bytes,
+            "per_device_activation_bytes": mem.per_device_activation_bytes,
+            "capacity_bytes": mem.capacity_bytes,
+            "fits": mem.fits,
+            "max_batch": mem.max_batch,
+        },
+        "compute_bound_batch": crossover,
+        "warnings": warnings_for(scenario),
+    }
+    for name in ESTIMATES:
+        report[name] = _estimate_dict(estimate(scenario, name), b.batch_size, b.prompt_tokens)
+    if include_ops:
+        report["ops"] = _ops(scenario)
+    return report

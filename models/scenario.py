@@ -1,0 +1,94 @@
+"""A complete inference scenario: hardware x model x precisions x batching x parallelism."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .architecture import ModelArchitecture
+from .dtypes import (
+    activation_bytes_per_element,
+    kv_bytes_per_element,
+    matmul_compute_dtype,
+    weight_bytes_per_param,
+)
+from .errors import ModelInputError
+from .hardware import Hardware
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Precisions:
+    """Storage formats of weights, activations and the KV cache (see :mod:`.dtypes`)."""
+
+    weights: str = "bf16"
+    activations: str = "bf16"
+    kv: str = "bf16"
+
+    def __post_init__(self) -> None:
+        weight_bytes_per_param(self.weights)
+        activation_bytes_per_element(self.activations)
+        kv_bytes_per_element(self.kv)
+
+    @property
+    def compute_dtype(self) -> str:
+        return matmul_compute_dtype(self.weights, self.activations)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Batching:
+    """``batch_size`` sequences, each with a ``prompt_tokens`` prompt and ``output_tokens`` generated.
+
+    ``kv_compression_ratio`` divides KV-cache bytes (stored and streamed) beyond what the KV
+    dtype already saves, e.g. 2.0 for a scheme that keeps half the entries.
+    """
+
+    batch_size: int = 1
+    prompt_tokens: int = 512
+    output_tokens: int = 256
+    flash_attention: bool = True
+    kv_compression_ratio: float = 1.0
+
+    def __post_init__(self) -> None:
+        for name in ("batch_size", "prompt_tokens", "output_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ModelInputError(name, f"must be a whole number >= 1, got {value!r}")
+        if not self.kv_compression_ratio >= 1.0:
+            raise ModelInputError("kv_compression_ratio", f"must be >= 1, got {self.kv_compression_ratio!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Parallelism:
+    """Tensor parallel degree ``tp`` x pipeline stages ``pp`` (devices = tp * pp)."""
+
+    tp: int = 1
+    pp: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("tp", "pp"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ModelInputError(name, f"must be a whole number >= 1, got {value!r}")
+
+    @property
+    def devices(self) -> int:
+        return self.tp * self.pp
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scenario:
+    hardware: Hardware
+    model: ModelArchitecture
+    precisions: Precisions = field(default_factory=Precisions)
+    batching: Batching = field(default_factory=Batching)
+    parallelism: Parallelism = field(default_factory=Parallelism)
+
+    def __post_init__(self) -> None:
+        tp, pp = self.parallelism.tp, self.parallelism.pp
+        heads = self.model.attention.num_heads
+        if heads % tp:
+            raise ModelInputError("tp", f"{tp} does not divide the model's {heads} attention heads")
+        if pp > self.model.num_layers:
+            raise ModelInputError("pp", f"{pp} stages for {self.model.num_layers} layers")
+        if self.parallelism.devices > 1 and self.hardware.interconnect_bw_bytes_per_s <= 0:
+            raise ModelInputError("tp", f"{self.hardware.id} has no device interconnect; use one device")
+        self.hardware.matmul_peak(self.precisions.compute_dtype)

@@ -1,0 +1,326 @@
+"""Turn preset files (TOML) and Hugging Face ``config.json`` files into model objects.
+
+Hardware keys carry their units (``mem_bw_gb_per_s``, ``memory_capacity_gib``,
+``[dense_peak_tflops]``); they are converted to SI here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roofline.models.architecture import ModelArchitecture
+from roofline.models.dtypes import WEIGHT_BITS_PER_ELEMENT
+from roofline.models.errors import ModelInputError
+from roofline.models.hardware import Hardware
+from roofline.models.hf_config import architecture_from_hf_config
+
+from .toml_io import TOMLDecodeError, decode_error_line, line_of_key, read_toml
+
+ENV_PRESETS_DIR = "ROOFLINE_PRESETS"
+KINDS = ("hardware", "models")
+
+PEAK_DTYPES = ("fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
+_HW_REQUIRED = ("name", "vendor", "year", "mem_bw_gb_per_s", "source", "dense_peak_tflops")
+_HW_OPTIONAL = (
+    "id", "category", "memory_type", "memory_capacity_gib", "memory_capacity_gb", "interconnect",
+    "interconnect_bw_gb_per_s", "interconnect_latency_us", "l2_cache_mb", "tdp_w", "notes", "achievable",
+    "sources",
+)
+_ACHIEVABLE_KEYS = (
+    "mem_bw_fraction", "mem_bw_source", "matmul_fraction", "matmul_source", "fp8_matmul_fraction",
+    "fp8_matmul_source",
+)
+_MODEL_REQUIRED = ("name", "source", "config")
+_MODEL_OPTIONAL = (
+    "id", "family", "published_params", "published_params_source", "published_active_params",
+    "published_active_params_source", "default_weights", "notes",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PresetError:
+    """What is wrong with one preset file, and where."""
+
+    path: str
+    line: int | None
+    key: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.path if self.line is None else f"{self.path}:{self.line}"
+        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
+
+
+class PresetFileError(ValueError):
+    def __init__(self, error: PresetError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass(slots=True)
+class PresetCatalog:
+    hardware: dict[str, Hardware] = field(default_factory=dict)
+    models: dict[str, ModelArchitecture] = field(default_factory=dict)
+    errors: list[PresetError] = field(default_factory=list)
+    origins: dict[str, Path] = field(default_factory=dict)
+
+
+def builtin_presets_dir() -> Path:
+    return Path(__file__).resolve().parent
+
+
+def user_presets_dir() -> Path:
+    """``$ROOFLINE_PRESETS`` if set, else the platform's user config folder + ``presets``."""
+    env = os.environ.get(ENV_PRESETS_DIR)
+    if env:
+        return Path(env).expanduser()
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir("roofline")) / "presets"
+
+
+# ---- validation helpers ---------------------------------------------------------------------
+class _Doc:
+    """A parsed file plus what is needed to say where a bad value is."""
+
+    def __init__(self, path: Path, data: dict[str, Any], text: str) -> None:
+        self.path, self.data, self.text = path, data, text
+
+    def fail(self, key: str, message: str) -> PresetFileError:
+        return PresetFileError(PresetError(str(self.path), line_of_key(self.text, key), key, message))
+
+    def number(self, table: Mapping[str, Any], key: str, dotted: str, *, required: bool = True,
+               positive: bool = True) -> float | None:
+        if key not in table:
+            if required:
+                raise self.fail(dotted, "missing")
+            return None
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise self.fail(dotted, f"must be a number, got {value!r}")
+        if value != value or value in (float("inf"), float("-inf")):
+            raise self.fail(dotted, f"must be finite, got {value!r}")
+        if positive and value <= 0:
+            raise self.fail(dotted, f"must be > 0, got {value!r}")
+        return float(value)
+
+    def string(self, key: str, *, required: bool = True) -> str:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(key, "missing")
+            return ""
+        if not isinstance(value, str) or (required and not value.strip()):
+            raise self.fail(key, f"must be a non-empty string, got {value!r}")
+        return value
+
+    def table(self, key: str, *, required: bool = True) -> dict[str, Any]:
+        value = self.data.get(key)
+        if value is None:
+            if required:
+                raise self.fail(key, "missing table")
+            return {}
+        if not isinstance(value, dict):
+            raise self.fail(key, "must be a table")
+        return value
+
+    def check_keys(self, allowed: tuple[str, ...], table: Mapping[str, Any], prefix: str = "") -> None:
+        for key in table:
+            if key not in allowed:
+                raise self.fail(prefix + key, f"unknown key (allowed: {', '.join(allowed)})")
+
+    def check_id(self) -> str:
+        stem = self.path.stem
+        given = self.data.get("id", stem)
+        if given != stem:
+            raise self.fail("id", f"{given!r} does not match the file name {stem!r}")
+        return stem
+
+
+def _hardware_from_doc(doc: _Doc) -> Hardware:
+    d = doc.data
+    doc.check_keys(_HW_REQUIRED + _HW_OPTIONAL, d)
+    for key in _HW_REQUIRED:
+        if key not in d:
+            raise doc.fail(key, "missing")
+    hw_id = doc.check_id()
+    year = d["year"]
+    if isinstance(year, bool) or not isinstance(year, int) or not 1990 <= year <= 2100:
+        raise doc.fail("year", f"must be a year between 1990 and 2100, got {year!r}")
+    has_gib, has_gb = "memory_capacity_gib" in d, "memory_capacity_gb" in d
+    if has_gib == has_gb:
+        raise doc.fail("memory_capacity_gib", "give exactly one of memory_capacity_gib or memory_capacity_gb")
+    if has_gib:
+        capacity = doc.number(d, "memory_capacity_gib", "memory_capacity_gib") * 1024**3
+        unit = "GiB"
+    else:
+        capacity = doc.number(d, "memory_capacity_gb", "memory_capacity_gb") * 1e9
+        unit = "GB"
+    peaks_table = doc.table("dense_peak_tflops")
+    doc.check_keys(PEAK_DTYPES, peaks_table, "dense_peak_tflops.")
+    peaks = {k: doc.number(peaks_table, k, f"dense_peak_tflops.{k}") * 1e12 for k in peaks_table}
+    if not peaks:
+        raise doc.fail("dense_peak_tflops", "needs at least one peak")
+    achievable = doc.table("achievable", required=False)
+    doc.check_keys(_ACHIEVABLE_KEYS, achievable, "achievable.")
+    fractions: dict[str, float] = {}
+    for key, dtypes in (("matmul_fraction", ("bf16", "fp16")), ("fp8_matmul_fraction", ("fp8",))):
+        value = doc.number(achievable, key, f"achievable.{key}", required=False)
+        if value is not None:
+            if value > 1:
+                raise doc.fail(f"achievable.{key}", f"must be a fraction in (0, 1], got {value!r}")
+            fractions.update(dict.fromkeys(dtypes, value))
+    mem_fraction = doc.number(achievable, "mem_bw_fraction", "achievable.mem_bw_fraction", required=False)
+    if mem_fraction is not None and mem_fraction > 1:
+        raise doc.fail("achievable.mem_bw_fraction", f"must be a fraction in (0, 1], got {mem_fraction!r}")
+    latency_us = doc.number(d, "interconnect_latency_us", "interconnect_latency_us", required=False)
+    l2_mb = doc.number(d, "l2_cache_mb", "l2_cache_mb", required=False)
+    sources = {k: str(v) for k, v in doc.table("sources", required=False).items()}
+    for key in ("mem_bw_source", "matmul_source", "fp8_matmul_source"):
+        if key in achievable:
+            sources[f"achievable.{key.removesuffix('_source')}"] = str(achievable[key])
+    return Hardware(
+        id=hw_id,
+        name=doc.string("name"),
+        vendor=doc.string("vendor"),
+        year=year,
+        category=doc.string("category", required=False) or "datacenter",
+        memory_type=doc.string("memory_type", required=False),
+        memory_capacity_bytes=capacity,
+        memory_capacity_unit=unit,
+        mem_bw_bytes_per_s=doc.number(d, "mem_bw_gb_per_s", "mem_bw_gb_per_s") * 1e9,
+        dense_peak_flops_per_s=peaks,
+        interconnect=doc.string("interconnect", required=False),
+        interconnect_bw_bytes_per_s=(doc.number(d, "interconnect_bw_gb_per_s", "interconnect_bw_gb_per_s",
+                                                required=False) or 0.0) * 1e9,
+        interconnect_latency_s=None if latency_us is None else latency_us * 1e-6,
+        l2_cache_bytes=None if l2_mb is None else l2_mb * 1e6,
+        tdp_w=doc.number(d, "tdp_w", "tdp_w", required=False),
+        achievable_mem_bw_fraction=mem_fraction,
+        achievable_matmul_fraction=fractions,
+        source=doc.string("source"),
+        notes=doc.string("notes", required=False),
+        sources=sources,
+    )
+
+
+def _model_from_doc(doc: _Doc) -> ModelArchitecture:
+    d = doc.data
+    doc.check_keys(_MODEL_REQUIRED + _MODEL_OPTIONAL, d)
+    for key in _MODEL_REQUIRED:
+        if key not in d:
+            raise doc.fail(key, "missing")
+    model_id = doc.check_id()
+    default_weights = d.get("default_weights")
+    if default_weights is not None and default_weights not in WEIGHT_BITS_PER_ELEMENT:
+        raise doc.fail("default_weights", f"unknown dtype {default_weights!r}")
+    published = doc.number(d, "published_params", "published_params", required=False)
+    active = doc.number(d, "published_active_params", "published_active_params", required=False)
+    config = doc.table("config")
+    try:
+        return architecture_from_hf_config(
+            config, model_id=model_id, name=doc.string("name"), published_params=published,
+            published_active_params=active, default_weights=default_weights, source=doc.string("source"),
+        )
+    except ModelInputError as err:
+        raise doc.fail(f"config.{err.field}", err.message) from None
+
+
+_BUILDERS = {"hardware": _hardware_from_doc, "models": _model_from_doc}
+
+
+def load_preset_file(path: Path, kind: str) -> Hardware | ModelArchitecture:
+    """Load one preset file; raise :class:`PresetFileError` saying what is wrong and where."""
+    try:
+        data, text = read_toml(path)
+    except TOMLDecodeError as err:
+        raise PresetFileError(PresetError(str(path), decode_error_line(err), None,
+                                          f"not valid TOML: {err}")) from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise PresetFileError(PresetError(str(path), None, None, f"cannot read: {err}")) from None
+    return _BUILDERS[kind](_Doc(path, data, text))
+
+
+def _preset_dirs(kind: str, user_dir: Path | None) -> list[Path]:
+    dirs = [builtin_presets_dir() / kind]
+    user = user_presets_dir() if user_dir is None else user_dir
+    if (user / kind).is_dir():
+        dirs.append(user / kind)
+    return dirs
+
+
+def load_catalog(user_dir: Path | None = None, kinds: tuple[str, ...] = KINDS) -> PresetCatalog:
+    """Every preset, built-in then user (user files override by id); broken files reported."""
+    catalog = PresetCatalog()
+    for kind in kinds:
+        target = catalog.hardware if kind == "hardware" else catalog.models
+        for folder in _preset_dirs(kind, user_dir):
+            for path in sorted(folder.glob("*.toml")):
+                try:
+                    item = load_preset_file(path, kind)
+                except PresetFileError as err:
+                    catalog.errors.append(err.error)
+                    continue
+                target[item.id] = item
+                catalog.origins[f"{kind}/{item.id}"] = path
+    return catalog
+
+
+def _load_one(kind: str, preset_id: str, user_dir: Path | None) -> Hardware | ModelArchitecture:
+    for folder in reversed(_preset_dirs(kind, user_dir)):
+        path = folder / f"{preset_id}.toml"
+        if path.is_file():
+            return load_preset_file(path, kind)
+    raise KeyError(preset_id)
+
+
+def load_hardware(hardware_id: str, user_dir: Path | None = None) -> Hardware:
+    """One hardware preset by id (user folder first); ``KeyError`` if unknown."""
+    return _load_one("hardware", hardware_id, user_dir)  # type: ignore[return-value]
+
+
+def load_model(model_id: str, user_dir: Path | None = None) -> ModelArchitecture:
+    """One model preset by id (user folder first); ``KeyError`` if unknown."""
+    return _load_one("models", model_id, user_dir)  # type: ignore[return-value]
+
+
+def load_hf_config(path: Path) -> ModelArchitecture:
+    """A local Hugging Face ``config.json`` (or a folder holding one), parsed offline."""
+    file = path / "config.json" if path.is_dir() else path
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise PresetFileError(PresetError(str(file), None, None, f"cannot read: {err}")) from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise PresetFileError(PresetError(str(file), err.lineno, None, f"not valid JSON: {err.msg}")) from None
+    name = file.parent.name if file.name == "config.json" else file.stem
+    try:
+        return architecture_from_hf_config(config, model_id=str(file), name=name, source=str(file))
+    except ModelInputError as err:
+        line = None
+        for number, content in enumerate(text.splitlines(), start=1):
+            if f'"{err.field}"' in content:
+                line = number
+                break
+        raise PresetFileError(PresetError(str(file), line, err.field, err.message)) from None
+
+
+def resolve_model(ref: str, user_dir: Path | None = None) -> ModelArchitecture:
+    """A model preset id, or a path to a config.json / a folder with one.
+
+    Raises ``KeyError`` for an unknown id and :class:`PresetFileError` for a bad file.
+    """
+    path = Path(ref).expanduser()
+    looks_like_path = ref.endswith(".json") or os.sep in ref or "/" in ref
+    if path.exists() and (path.is_file() or (path / "config.json").is_file()):
+        return load_hf_config(path)
+    if looks_like_path:
+        raise PresetFileError(PresetError(ref, None, None, "no such config.json file or folder"))
+    return load_model(ref, user_dir)

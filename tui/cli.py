@@ -1,0 +1,227 @@
+"""The ``roofline`` command: ``report``, ``presets``; no subcommand opens the explorer.
+
+Arguments are parsed before anything heavy is imported: ``roofline --help`` and
+``roofline report`` never import Textual.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
+
+EXIT_USAGE = 2
+MAX_BATCH = 1 << 20
+MAX_PROMPT_TOKENS = 10_000_000
+MAX_OUTPUT_TOKENS = 1_000_000
+MAX_PARALLEL = 1024
+DEFAULTS = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "batch": 1, "prompt": 1024, "output": 256}
+# model-layer field -> the flag a user typed
+FIELD_TO_FLAG = {
+    "batch_size": "--batch", "prompt_tokens": "--prompt", "output_tokens": "--output", "tp": "--tp",
+    "pp": "--pp", "weights": "--weights", "activations": "--activations", "kv": "--kv", "hardware": "--hardware",
+    "kv_compression_ratio": "--kv-compression",
+}
+
+
+class UsageError(Exception):
+    """A bad command-line value: reported as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _whole(flag: str, low: int, high: int):
+    def parse(text: str) -> int:
+        try:
+            value = float(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value != int(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range ({low:,} to {high:,})")
+        return int(value)
+
+    parse.__name__ = flag
+    return parse
+
+
+def _ratio(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or not 1.0 <= value <= 1000.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be between 1 and 1000")
+    return value
+
+
+def _dtype(table: dict[str, float]):
+    def parse(text: str) -> str:
+        value = text.lower()
+        if value not in table:
+            raise argparse.ArgumentTypeError(f"unknown dtype {text!r} (choose from {', '.join(table)})")
+        return value
+
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="roofline", description="Why LLM inference is memory-bound: a roofline model of "
+                     "prefill and decode on accelerators. With no command, opens the explorer.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    report = sub.add_parser("report", help="estimate one scenario (text, json or markdown)",
+                            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                            description="Estimate prefill, decode and memory for one scenario, as a spec-sheet "
+                            "bound and an expected value.")
+    report.add_argument("--hardware", default=DEFAULTS["hardware"], metavar="ID",
+                        help="hardware preset id (roofline presets hardware)")
+    report.add_argument("--model", default=DEFAULTS["model"], metavar="ID|PATH",
+                        help="model preset id, or a local Hugging Face config.json (file or folder)")
+    report.add_argument("--batch", type=_whole("--batch", 1, MAX_BATCH), default=DEFAULTS["batch"],
+                        help="sequences decoded together")
+    report.add_argument("--prompt", type=_whole("--prompt", 1, MAX_PROMPT_TOKENS), default=DEFAULTS["prompt"],
+                        help="prompt tokens per sequence")
+    report.add_argument("--output", type=_whole("--output", 1, MAX_OUTPUT_TOKENS), default=DEFAULTS["output"],
+                        help="generated tokens per sequence")
+    report.add_argument("--tp", type=_whole("--tp", 1, MAX_PARALLEL), default=1, help="tensor-parallel devices")
+    report.add_argument("--pp", type=_whole("--pp", 1, MAX_PARALLEL), default=1, help="pipeline stages")
+    report.add_argument("--weights", type=_dtype(WEIGHT_BITS_PER_ELEMENT), default=None,
+                        help=f"weight format ({' '.join(WEIGHT_BITS_PER_ELEMENT)}); "
+                        "default: the model's released format, else bf16")
+    report.add_argument("--activations", type=_dtype(ACTIVATION_BITS_PER_ELEMENT), default="bf16",
+                        help=f"activation format ({' '.join(ACTIVATION_BITS_PER_ELEMENT)})")
+    report.add_argument("--kv", type=_dtype(KV_BITS_PER_ELEMENT), default="bf16",
+                        help=f"KV-cache format ({' '.join(KV_BITS_PER_ELEMENT)})")
+    report.add_argument("--kv-compression", type=_ratio, default=1.0, metavar="RATIO",
+                        help="extra KV-cache compression factor beyond the KV format")
+    report.add_argument("--flash-attention", action=argparse.BooleanOptionalAction, default=True,
+                        help="fused attention (no score-matrix round trip)")
+    report.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")
+    report.add_argument("--no-ops", action="store_true", help="leave the per-op table out")
+
+    presets = sub.add_parser("presets", help="list hardware and model presets with their sources")
+    presets.add_argument("kind", nargs="?", choices=("hardware", "models"), help="only this kind")
+    presets.add_argument("--format", choices=("text", "json"), default="text")
+    return parser
+
+
+def _scenario_from_args(args: argparse.Namespace):
+    from roofline.models.errors import ModelInputError
+    from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
+    from roofline.presets import load_hardware, resolve_model
+    from roofline.presets.loader import PresetFileError
+
+    try:
+        hardware = load_hardware(args.hardware)
+    except KeyError:
+        raise UsageError(f"--hardware: unknown id {args.hardware!r} (see: roofline presets hardware)") from None
+    except PresetFileError as err:
+        raise UsageError(f"--hardware: {err}") from None
+    try:
+        model = resolve_model(args.model)
+    except KeyError:
+        raise UsageError(f"--model: unknown id {args.model!r} (see: roofline presets models)") from None
+    except PresetFileError as err:
+        raise UsageError(f"--model: {err}") from None
+    try:
+        return Scenario(
+            hardware=hardware,
+            model=model,
+            precisions=Precisions(weights=args.weights or model.default_weights or "bf16",
+                                  activations=args.activations, kv=args.kv),
+            batching=Batching(batch_size=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
+                              flash_attention=args.flash_attention, kv_compression_ratio=args.kv_compression),
+            parallelism=Parallelism(tp=args.tp, pp=args.pp),
+        )
+    except ModelInputError as err:
+        flag = FIELD_TO_FLAG.get(err.field, err.field)
+        raise UsageError(f"{flag}: {err.message}") from None
+
+
+def _run_report(args: argparse.Namespace) -> int:
+    from roofline.models.report import scenario_report
+
+    scenario = _scenario_from_args(args)
+    report = scenario_report(scenario, include_ops=not args.no_ops)
+    if args.format == "json":
+        print(json.dumps(report, indent=2))
+    elif args.format == "markdown":
+        from .report_text import render_markdown
+
+        print(render_markdown(report), end="")
+    else:
+        from .report_text import render_text
+
+        print(render_text(report))
+    return 0
+
+
+def _run_presets(args: argparse.Namespace) -> int:
+    from roofline.presets import load_catalog
+
+    kinds = (args.kind,) if args.kind else ("hardware", "models")
+    catalog = load_catalog(kinds=kinds)
+    for error in catalog.errors:
+        print(f"roofline presets: skipped {error}", file=sys.stderr)
+    if args.format == "json":
+        out: dict[str, list] = {}
+        if "hardware" in kinds:
+            out["hardware"] = [
+                {"id": h.id, "name": h.name, "vendor": h.vendor, "year": h.year,
+                 "memory_capacity_bytes": h.memory_capacity_bytes, "mem_bw_bytes_per_s": h.mem_bw_bytes_per_s,
+                 "dense_peak_flops_per_s": h.dense_peak_flops_per_s, "source": h.source,
+                 "file": str(catalog.origins[f"hardware/{h.id}"])}
+                for h in catalog.hardware.values()]
+        if "models" in kinds:
+            out["models"] = [
+                {"id": m.id, "name": m.name, "params": m.params, "active_params": m.active_params,
+                 "source": m.source, "file": str(catalog.origins[f"models/{m.id}"])}
+                for m in catalog.models.values()]
+        print(json.dumps(out, indent=2))
+        return 0
+    from .formatting import si
+
+    if "hardware" in kinds:
+        print("hardware:")
+        for h in sorted(catalog.hardware.values(), key=lambda h: (h.vendor, h.year, h.id)):
+            bf16 = h.dense_peak_flops_per_s.get("bf16") or h.dense_peak_flops_per_s.get("fp16")
+            print(f"  {h.id:22} {h.year}  {h.name[:38]:38} {si(h.mem_bw_bytes_per_s, 'B/s'):>10}  "
+                  f"{si(bf16, 'FLOP/s') if bf16 else '-':>13}  source: {h.source[:60]}")
+    if "models" in kinds:
+        print("models:")
+        for m in sorted(catalog.models.values(), key=lambda m: m.id):
+            print(f"  {m.id:18} {m.params / 1e9:8.2f} B params  {m.active_params / 1e9:7.2f} B active  "
+                  f"source: {m.source}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "report":
+            return _run_report(args)
+        if args.command == "presets":
+            return _run_presets(args)
+    except UsageError as err:
+        print(f"roofline {args.command}: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # `roofline report | head`
+        return 0
+    from .app import run_explorer
+
+    return run_explorer()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,35 @@
+"""Human-readable numbers for the edges (SI inside, readable units outside)."""
+
+from __future__ import annotations
+
+import math
+
+_PREFIXES = ((1e18, "E"), (1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def si(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """Decimal SI prefix: si(3.35e12, 'B/s') -> '3.35 TB/s'."""
+    if value is None:
+        return "-"
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g} {unit}".strip()
+    for scale, prefix in _PREFIXES:
+        if abs(value) >= scale:
+            return f"{value / scale:.{digits}g} {prefix}{unit}".strip()
+    return f"{value:.{digits}g} {unit}".strip()
+
+
+def gib(value_bytes: float) -> str:
+    return f"{value_bytes / 1024**3:,.1f} GiB"
+
+
+def duration(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:,.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:,.2f} ms"
+    return f"{seconds * 1e6:,.1f} us"
+
+
+def rate(value: float, unit: str = "tok/s") -> str:
+    return f"{value:,.1f} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
