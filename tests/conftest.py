@@ -1,0 +1,37 @@
+"""Shared fixtures: presets loaded once per session (they are immutable)."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
+from roofline.presets import load_hardware, load_model
+
+
+@functools.cache
+def hardware(hw_id: str):
+    return load_hardware(hw_id)
+
+
+@functools.cache
+def model(model_id: str):
+    return load_model(model_id)
+
+
+def scenario(hw_id: str, model_id: str, *, batch: int = 1, prompt: int = 1024, output: int = 256, tp: int = 1,
+             pp: int = 1, weights: str = "bf16", activations: str = "bf16", kv: str = "bf16",
+             flash: bool = True) -> Scenario:
+    return Scenario(
+        hardware=hardware(hw_id),
+        model=model(model_id),
+        precisions=Precisions(weights=weights, activations=activations, kv=kv),
+        batching=Batching(batch_size=batch, prompt_tokens=prompt, output_tokens=output, flash_attention=flash),
+        parallelism=Parallelism(tp=tp, pp=pp),
+    )
+
+
+@pytest.fixture
+def make_scenario():
+    return scenario

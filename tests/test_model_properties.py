@@ -1,0 +1,115 @@
+"""Invariants of the model over random scenarios (hypothesis)."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from roofline.models.estimate import ceilings
+from roofline.models.inference import decode_step_totals, estimate
+from roofline.models.memory import memory_footprint
+from roofline.models.ops import causal_attention_pairs, expected_distinct_experts
+from roofline.models.scenario import Batching
+
+from .conftest import scenario
+
+MODELS = ["llama-2-7b", "llama-3-8b", "mistral-7b", "mixtral-8x7b", "gemma-2-9b", "phi-3-mini", "gpt-oss-20b",
+          "qwen3-235b-a22b", "deepseek-v3", "qwen2.5-7b"]
+HARDWARE = ["h100-sxm", "a100-sxm4-80gb", "mi300x", "l4", "rtx-4090", "tpu-v5e", "m2-ultra", "v100-sxm2"]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+scenarios = st.builds(
+    lambda hw, m, b, p, g, w, kv, flash: scenario(hw, m, batch=b, prompt=p, output=g, weights=w, kv=kv, flash=flash),
+    st.sampled_from(HARDWARE), st.sampled_from(MODELS), st.integers(1, 512), st.integers(1, 32768),
+    st.integers(1, 2048), st.sampled_from(["bf16", "fp8", "int4", "q4_k_m"]), st.sampled_from(["bf16", "fp8", "int4"]),
+    st.booleans(),
+)
+
+
+@SETTINGS
+@given(scenarios)
+def test_bound_is_never_slower_than_expected(s):
+    """The bound uses spec ceilings and no overheads: nothing real beats it."""
+    bound, expected = estimate(s, "bound"), estimate(s, "expected")
+    assert bound.prefill.time_s <= expected.prefill.time_s
+    assert bound.decode.step_time_s <= expected.decode.step_time_s
+    assert bound.generation_time_s <= expected.generation_time_s
+    assert 0 <= bound.decode.phase.idle_core_pct < 100
+    assert 0 < bound.decode.phase.mbu_pct <= 100 + 1e-9
+
+
+@SETTINGS
+@given(scenarios, st.integers(2, 64))
+def test_batching_raises_aggregate_and_lowers_per_sequence_speed(s, factor):
+    """A bigger batch never makes a step shorter, and never lowers aggregate tokens/s."""
+    c = ceilings(s.hardware, s.precisions.compute_dtype, "bound")
+    b = s.batching.batch_size
+    small = decode_step_totals(s, c, batch=b, context=s.batching.prompt_tokens + 1)
+    big = decode_step_totals(s, c, batch=b * factor, context=s.batching.prompt_tokens + 1)
+    assert big.time_s >= small.time_s
+    assert b * factor / big.time_s >= b / small.time_s * (1 - 1e-12)
+
+
+@SETTINGS
+@given(scenarios, st.integers(1, 100_000))
+def test_step_time_grows_with_context(s, extra):
+    c = ceilings(s.hardware, s.precisions.compute_dtype, "expected")
+    b = s.batching.batch_size
+    near = decode_step_totals(s, c, batch=b, context=100)
+    far = decode_step_totals(s, c, batch=b, context=100 + extra)
+    assert far.time_s >= near.time_s
+    assert far.kv_read_bytes >= near.kv_read_bytes
+
+
+@SETTINGS
+@given(scenarios)
+def test_vectorised_contexts_match_scalar_evaluation(s):
+    """One numpy call over many contexts gives the same step times as scalar calls."""
+    c = ceilings(s.hardware, s.precisions.compute_dtype, "bound")
+    contexts = np.array([1.0, 17.0, 4096.0, 50_000.0])
+    vector = decode_step_totals(s, c, batch=s.batching.batch_size, context=contexts).time_s
+    scalars = [float(decode_step_totals(s, c, batch=s.batching.batch_size, context=x).time_s) for x in contexts]
+    np.testing.assert_allclose(vector, scalars, rtol=1e-12)
+
+
+@SETTINGS
+@given(scenarios)
+def test_largest_batch_that_fits_is_exact(s):
+    """max_batch fits; one more sequence does not."""
+    from dataclasses import replace
+
+    mem = memory_footprint(s)
+    if mem.max_batch == 0:
+        return
+    at = replace(s, batching=replace(s.batching, batch_size=mem.max_batch))
+    beyond = replace(s, batching=replace(s.batching, batch_size=mem.max_batch + 1))
+    assert memory_footprint(at).fits
+    assert not memory_footprint(beyond).fits
+
+
+@given(st.integers(1, 512), st.integers(1, 16), st.integers(1, 10_000))
+def test_distinct_experts_between_active_and_all(experts, top_k, tokens):
+    top_k = min(top_k, experts)
+    distinct = float(expected_distinct_experts(experts, top_k, tokens))
+    assert top_k - 1e-9 <= distinct <= experts + 1e-9
+    assert float(expected_distinct_experts(experts, top_k, tokens + 1)) >= distinct - 1e-9
+
+
+@given(st.integers(1, 100_000), st.one_of(st.none(), st.integers(1, 10_000)))
+def test_causal_pairs_match_the_sum(prompt, window):
+    """Closed form equals sum(min(i, W) for i in 1..P) (checked exactly on small prompts)."""
+    closed = float(causal_attention_pairs(prompt, window))
+    if prompt <= 3000:
+        assert closed == sum(min(i, window or i) for i in range(1, prompt + 1))
+    assert closed <= prompt * (prompt + 1) / 2
+
+
+def test_batching_rejects_nonsense():
+    import pytest
+
+    from roofline.models.errors import ModelInputError
+
+    for bad in ({"batch_size": 0}, {"prompt_tokens": -1}, {"output_tokens": 2.5}, {"kv_compression_ratio": 0.5}):
+        with pytest.raises(ModelInputError):
+            Batching(**bad)
