@@ -31,6 +31,25 @@ def _int(config: Mapping[str, Any], key: str, default: int | None = None) -> int
     return value
 
 
+def _count(config: Mapping[str, Any], key: str, default: int = 0) -> int:
+    """An optional whole number >= 0 (e.g. first_k_dense_replace, n_shared_experts)."""
+    value = config.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ModelInputError(key, f"must be a whole number >= 0, got {value!r}")
+    return value
+
+
+def _flag(config: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = config.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise ModelInputError(key, f"must be true or false, got {value!r}")
+    return value
+
+
 def _optional_window(config: Mapping[str, Any]) -> int | None:
     window = config.get("sliding_window")
     if window is None:
@@ -54,9 +73,9 @@ def _layer_windows(config: Mapping[str, Any], model_type: str, num_layers: int) 
     if model_type == "gemma2":  # transformers Gemma2: even layers slide, odd layers are global
         return [window if i % 2 == 0 else None for i in range(num_layers)]
     if model_type in ("qwen2", "qwen3", "qwen3_moe"):
-        if not config.get("use_sliding_window", False):
+        if not _flag(config, "use_sliding_window", False):
             return [None] * num_layers
-        first_sliding = config.get("max_window_layers", 0)
+        first_sliding = _count(config, "max_window_layers")
         return [window if i >= first_sliding else None for i in range(num_layers)]
     return [window] * num_layers
 
@@ -80,7 +99,11 @@ def _moe(config: Mapping[str, Any], model_type: str, num_layers: int) -> tuple[M
             expert_intermediate_size=_int(config, "moe_intermediate_size"),
         )
         step = _int(config, "decoder_sparse_step", 1)
-        dense_only = set(config.get("mlp_only_layers") or [])
+        dense_only = config.get("mlp_only_layers") or []
+        if not isinstance(dense_only, list) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                        for i in dense_only):
+            raise ModelInputError("mlp_only_layers", f"must be a list of layer indices, got {dense_only!r}")
+        dense_only = set(dense_only)
         return moe, [i not in dense_only and (i + 1) % step == 0 for i in range(num_layers)]
     if model_type == "deepseek_v3":
         expert_width = _int(config, "moe_intermediate_size")
@@ -88,10 +111,10 @@ def _moe(config: Mapping[str, Any], model_type: str, num_layers: int) -> tuple[M
             num_experts=_int(config, "n_routed_experts"),
             top_k=_int(config, "num_experts_per_tok"),
             expert_intermediate_size=expert_width,
-            shared_intermediate_size=int(config.get("n_shared_experts") or 0) * expert_width,
+            shared_intermediate_size=_count(config, "n_shared_experts") * expert_width,
             router_bias=config.get("topk_method", "noaux_tc") == "noaux_tc",
         )
-        first_dense = int(config.get("first_k_dense_replace", 0))
+        first_dense = _count(config, "first_k_dense_replace")
         freq = _int(config, "moe_layer_freq", 1)
         return moe, [i >= first_dense and i % freq == 0 for i in range(num_layers)]
     return None, [False] * num_layers
@@ -115,7 +138,7 @@ def _attention(config: Mapping[str, Any], model_type: str, hidden: int) -> Atten
     if hidden % heads and "head_dim" not in config:
         raise ModelInputError("num_attention_heads", f"{heads} does not divide hidden_size {hidden}")
     head_dim = _int(config, "head_dim", hidden // heads)
-    bias = bool(config.get("attention_bias", False))
+    bias = _flag(config, "attention_bias", False)
     return Attention(
         num_heads=heads,
         num_kv_heads=_int(config, "num_key_value_heads", heads),
@@ -134,8 +157,8 @@ def architecture_from_hf_config(
     """Build an architecture from a parsed config.json; ``extra`` fills metadata fields."""
     if not isinstance(config, Mapping):
         raise ModelInputError("config", "must be a JSON object")
-    if "text_config" in config and "model_type" not in config.get("text_config", {}):
-        raise ModelInputError("text_config", "multimodal configs are not supported")
+    if config.get("text_config") is not None:
+        raise ModelInputError("text_config", "multimodal configs (with a text_config) are not supported")
     model_type = config.get("model_type")
     if model_type not in SUPPORTED_MODEL_TYPES:
         raise ModelInputError(
@@ -156,8 +179,8 @@ def architecture_from_hf_config(
         dense_width = moe.expert_intermediate_size
     else:
         dense_width = _int(config, "intermediate_size")
-    tied = config.get("tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
-    max_positions = config.get("max_position_embeddings")
+    tied = _flag(config, "tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
+    max_positions = _count(config, "max_position_embeddings") or None
     return ModelArchitecture(
         id=model_id,
         name=name or model_id,
@@ -167,11 +190,11 @@ def architecture_from_hf_config(
         attention=_attention(config, model_type, hidden),
         intermediate_size=dense_width,
         mlp_gated=True,
-        mlp_bias=bool(config.get("mlp_bias", False)),
+        mlp_bias=_flag(config, "mlp_bias", False),
         moe=moe,
         layer_groups=layer_groups,
         norms_per_layer=4 if model_type == "gemma2" else 2,
-        tie_word_embeddings=bool(tied),
-        max_position_embeddings=max_positions if isinstance(max_positions, int) else None,
+        tie_word_embeddings=tied,
+        max_position_embeddings=max_positions,
         **extra,
     )

@@ -61,6 +61,8 @@ class Op:
     kv_read_bytes: Number = 0.0
     kv_write_bytes: Number = 0.0
     comm_bytes: Number = 0.0
+    # the sizes the formulas above were evaluated with (T, K, N, b_w, ...), for explanations
+    dims: tuple[tuple[str, float], ...] = ()
 
     @property
     def memory_bytes(self) -> Number:
@@ -108,6 +110,7 @@ def _matmul(phase: str, name: str, count: int, tokens: Number, k: float, n: floa
         flops=2.0 * tokens * k * n,
         weight_bytes=weight_matrices * k * n * s.b_w,
         activation_bytes=tokens * (k + n) * s.b_a,
+        dims=(("T", tokens), ("K", k), ("N", n), ("b_w", s.b_w), ("b_a", s.b_a)),
     )
 
 
@@ -118,6 +121,7 @@ def _elementwise(phase: str, name: str, count: int, elements: Number, flops_per_
         flops=flops_per_element * elements,
         weight_bytes=weight_elements * s.b_a,
         activation_bytes=(reads + 1.0) * elements * s.b_a,
+        dims=(("elements", elements), ("FLOP/element", flops_per_element), ("reads", reads), ("b_a", s.b_a)),
     )
 
 
@@ -126,6 +130,7 @@ def _all_reduce(phase: str, name: str, count: int, tokens: Number, s: _Sizes) ->
     return Op(
         phase=phase, name=name, kind="collective", count=count, flops=0.0,
         comm_bytes=2.0 * (s.tp - 1) / s.tp * message,
+        dims=(("tp", s.tp), ("T", tokens), ("H", s.hidden), ("b_a", s.b_a)),
     )
 
 
@@ -144,7 +149,9 @@ def _gqa_attention(phase: str, count: int, batch: Number, context: Number, promp
             return [Op(phase=phase, name=label, kind="attention", count=count,
                        flops=pairs * (2.0 * (dqk + dv) + SOFTMAX_FLOPS_PER_SCORE),
                        activation_bytes=q_bytes + o_bytes, kv_read_bytes=k_read + v_read,
-                       kv_write_bytes=kv_write)]
+                       kv_write_bytes=kv_write,
+                       dims=(("B", batch), ("c", keys), ("h_q", hq), ("g", g), ("d_qk", dqk), ("d_v", dv),
+                             ("b_kv", s.b_kv), ("b_a", s.b_a)))]
         scores = pairs * s.b_a
         return [
             Op(phase=phase, name=f"{label} scores", kind="attention", count=count,

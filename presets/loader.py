@@ -229,6 +229,8 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
         )
     except ModelInputError as err:
         raise doc.fail(f"config.{err.field}", err.message) from None
+    except (TypeError, ValueError, ArithmeticError) as err:  # a value of a shape no check anticipated
+        raise doc.fail("config", f"invalid value: {err}") from None
 
 
 _BUILDERS = {"hardware": _hardware_from_doc, "models": _model_from_doc}
@@ -310,6 +312,8 @@ def load_hf_config(path: Path) -> ModelArchitecture:
                 line = number
                 break
         raise PresetFileError(PresetError(str(file), line, err.field, err.message)) from None
+    except (TypeError, ValueError, ArithmeticError) as err:
+        raise PresetFileError(PresetError(str(file), None, None, f"invalid value: {err}")) from None
 
 
 def resolve_model(ref: str, user_dir: Path | None = None) -> ModelArchitecture:

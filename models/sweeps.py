@@ -1,0 +1,77 @@
+"""Decode over a range of batch sizes or contexts, as numpy arrays (one vectorised call each).
+
+Batch sweep: mean decode step over the generation's contexts (P+1 .. P+G-1) for every batch
+in ``batches`` -> per-sequence and aggregate tokens/s; the memory limit is the largest batch
+that fits. Context sweep: the decode step at each context for the scenario's batch, with the
+share of the step spent moving KV-cache bytes (KV bytes / bandwidth over step time).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .estimate import ceilings
+from .inference import compute_bound_batch, decode_contexts, decode_step_totals
+from .memory import memory_footprint
+from .scenario import Scenario
+
+
+def powers_of_two(limit: int) -> np.ndarray:
+    """1, 2, 4, ... up to and including the first power of two >= ``limit``."""
+    top = max(0, int(np.ceil(np.log2(max(limit, 1)))))
+    return 2.0 ** np.arange(top + 1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BatchSweep:
+    batches: np.ndarray
+    step_time_s: np.ndarray
+    tokens_per_s_per_seq: np.ndarray
+    tokens_per_s: np.ndarray
+    max_batch_that_fits: int
+    compute_bound_batch: int | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextSweep:
+    contexts: np.ndarray
+    step_time_s: np.ndarray
+    tokens_per_s_per_seq: np.ndarray
+    tokens_per_s: np.ndarray
+    kv_time_share: np.ndarray
+
+
+def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "bound") -> BatchSweep:
+    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    contexts = decode_contexts(scenario)
+    # Sub-sample long generations: the mean of a piecewise-linear function over evenly spaced
+    # contexts including both ends is exact for linear pieces and within a hair otherwise.
+    if contexts.size > 257:
+        contexts = np.linspace(contexts[0], contexts[-1], 257)
+    grid = decode_step_totals(scenario, c, batch=batches[:, None], context=contexts[None, :])
+    step = np.broadcast_to(grid.time_s, (batches.size, contexts.size)).mean(axis=1)
+    return BatchSweep(
+        batches=batches,
+        step_time_s=step,
+        tokens_per_s_per_seq=1.0 / step,
+        tokens_per_s=batches / step,
+        max_batch_that_fits=memory_footprint(scenario).max_batch,
+        compute_bound_batch=compute_bound_batch(scenario),
+    )
+
+
+def context_sweep(scenario: Scenario, contexts: np.ndarray, estimate_name: str = "bound") -> ContextSweep:
+    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    batch = scenario.batching.batch_size
+    t = decode_step_totals(scenario, c, batch=batch, context=contexts)
+    step = np.broadcast_to(t.time_s, contexts.shape)
+    kv_s = (t.kv_read_bytes + t.kv_write_bytes) / c.mem_bw_bytes_per_s
+    return ContextSweep(
+        contexts=contexts,
+        step_time_s=step,
+        tokens_per_s_per_seq=1.0 / step,
+        tokens_per_s=batch / step,
+        kv_time_share=np.broadcast_to(kv_s / step, contexts.shape),
+    )

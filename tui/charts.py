@@ -1,0 +1,175 @@
+"""plotext charts over the model's numbers.
+
+plotext 5 breaks on log scales when a plot is rebuilt (it takes the log twice), so the log
+axes here plot log10 (or log2) of the values on linear axes and label the ticks themselves.
+Chart text stays ASCII: wide characters misalign plotext output.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from textual_plotext import PlotextPlot
+
+from roofline.models.estimate import Ceilings, time_op
+from roofline.models.ops import Op
+from roofline.models.sweeps import BatchSweep, ContextSweep
+
+from .formatting import si
+
+_DECADE_LABELS = {-3: "1m", -2: "10m", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k",
+                  6: "1M", 7: "10M", 8: "100M", 9: "1G", 10: "10G", 11: "100G", 12: "1T", 13: "10T",
+                  14: "100T", 15: "1P", 16: "10P", 17: "100P", 18: "1E"}
+
+
+def decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Integer log10 positions between low and high with short SI labels."""
+    first, last = math.floor(low), math.ceil(high)
+    positions = list(range(first, last + 1))
+    return [float(p) for p in positions], [_DECADE_LABELS.get(p, f"1e{p}") for p in positions]
+
+
+def power_of_two_ticks(low: float, high: float, max_ticks: int = 8) -> tuple[list[float], list[str]]:
+    exponents = list(range(math.floor(low), math.ceil(high) + 1))
+    step = max(1, math.ceil(len(exponents) / max_ticks))
+    shown = exponents[::step]
+    return [float(e) for e in shown], [si(2.0**e, "", 3).replace(" ", "") for e in shown]
+
+
+@dataclass(frozen=True, slots=True)
+class RooflinePoints:
+    """Where ops sit: log10 intensity and log10 achieved FLOP/s, per phase."""
+
+    decode_x: list[float]
+    decode_y: list[float]
+    prefill_x: list[float]
+    prefill_y: list[float]
+    step_x: float
+    step_y: float
+
+
+def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) -> RooflinePoints:
+    def place(ops: list[Op]) -> tuple[list[float], list[float]]:
+        xs, ys = [], []
+        for op in ops:
+            if op.kind == "collective" or float(op.flops) <= 0:
+                continue
+            t = float(time_op(op, c).time_s)
+            xs.append(math.log10(float(op.arithmetic_intensity_flops_per_byte)))
+            ys.append(math.log10(float(op.flops) / t))
+        return xs, ys
+
+    dx, dy = place(decode_ops)
+    px, py = place(prefill_ops)
+    flops = sum(op.count * float(op.flops) for op in decode_ops)
+    moved = sum(op.count * float(op.memory_bytes) for op in decode_ops)
+    time_s = sum(op.count * float(time_op(op, c).time_s) for op in decode_ops)
+    return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s))
+
+
+class RooflineChart(PlotextPlot):
+    """Arithmetic intensity against FLOP/s, log-log: the roof, the ridge, every op."""
+
+    def show(self, points: RooflinePoints, spec: Ceilings, achievable: Ceilings,
+             baseline: tuple[float, float] | None = None) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        xs_all = points.decode_x + points.prefill_x + [points.step_x]
+        ridge = spec.matmul_flops_per_s / spec.mem_bw_bytes_per_s
+        x_low = min(-1.0, math.floor(min(xs_all)))
+        x_high = max(math.ceil(math.log10(ridge)) + 1.0, math.ceil(max(xs_all)))
+        x = np.linspace(x_low, x_high, 200)
+        for ceil_, label, color in ((spec, "spec roof", "red"), (achievable, "achievable roof", "gray")):
+            roof = np.minimum(np.log10(ceil_.mem_bw_bytes_per_s) + x, math.log10(ceil_.matmul_flops_per_s))
+            plt.plot(x.tolist(), roof.tolist(), label=label, color=color, marker="braille")
+        if points.prefill_x:
+            plt.scatter(points.prefill_x, points.prefill_y, label="prefill ops", marker="+", color="cyan")
+        if points.decode_x:
+            plt.scatter(points.decode_x, points.decode_y, label="decode ops", marker="o", color="yellow")
+        if baseline is not None:
+            plt.scatter([baseline[0]], [baseline[1]], label="baseline step", marker="B", color="gray")
+        plt.scatter([points.step_x], [points.step_y], label="decode step", marker="@", color="green")
+        peak_log = math.log10(spec.matmul_flops_per_s)
+        plt.vline(math.log10(ridge), color="gray")
+        plt.text(f"ridge {ridge:,.0f} FLOP/B", math.log10(ridge), peak_log + 0.15, color="red")
+        ys_all = points.decode_y + points.prefill_y + [points.step_y]
+        y_low = math.floor(min(min(ys_all), np.log10(spec.mem_bw_bytes_per_s) + x_low))
+        plt.xlim(x_low, x_high)
+        plt.ylim(y_low, peak_log + 0.5)
+        plt.xticks(*decade_ticks(x_low, x_high))
+        plt.yticks(*decade_ticks(y_low, peak_log + 0.5))
+        plt.xlabel("arithmetic intensity (FLOP/B)")
+        plt.ylabel("FLOP/s")
+        plt.title(f"roofline at {spec.compute_dtype}: peak {si(spec.matmul_flops_per_s, 'FLOP/s')}, "
+                  f"bandwidth {si(spec.mem_bw_bytes_per_s, 'B/s')}")
+        self.refresh()
+
+
+class BatchSweepChart(PlotextPlot):
+    """Aggregate and per-sequence decode tokens/s against batch (log2 x, log10 y)."""
+
+    def show(self, sweep: BatchSweep, current_batch: int) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        x = np.log2(sweep.batches)
+        agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
+        plt.plot(x.tolist(), agg.tolist(), label="aggregate tok/s", marker="o", color="green")
+        plt.plot(x.tolist(), per_seq.tolist(), label="per-sequence tok/s", marker="x", color="cyan")
+        if sweep.max_batch_that_fits >= 1:
+            plt.vline(math.log2(sweep.max_batch_that_fits), color="red")
+            plt.text(f"memory limit B={sweep.max_batch_that_fits:,}", math.log2(sweep.max_batch_that_fits),
+                     float(agg.max()), color="red")
+        if sweep.compute_bound_batch is not None and sweep.compute_bound_batch <= sweep.batches[-1]:
+            plt.vline(math.log2(sweep.compute_bound_batch), color="yellow")
+            plt.text(f"compute-bound from B={sweep.compute_bound_batch:,}", math.log2(sweep.compute_bound_batch),
+                     float(per_seq.min()), color="yellow")
+        plt.vline(math.log2(current_batch), color="gray")
+        y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
+        plt.ylim(y_low, y_high)
+        plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
+        plt.yticks(*decade_ticks(y_low, y_high))
+        plt.xlabel("batch")
+        plt.ylabel("decode tok/s")
+        crossover = ("never compute-bound" if sweep.compute_bound_batch is None
+                     else f"compute-bound from B={sweep.compute_bound_batch:,}")
+        plt.title(f"batch sweep: aggregate grows, per-sequence falls; {crossover}")
+        self.refresh()
+
+
+class ContextSweepChart(PlotextPlot):
+    """Decode tokens/s per sequence against context, and the share of the step spent on KV traffic."""
+
+    def show(self, sweep: ContextSweep, current_context: float) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        x = np.log2(sweep.contexts)
+        plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), label="tok/s per sequence", marker="o",
+                 color="green")
+        plt.plot(x.tolist(), (100 * sweep.kv_time_share).tolist(), label="KV traffic % of step", marker="x",
+                 color="yellow", yside="right")
+        plt.vline(math.log2(current_context), color="gray")
+        plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
+        plt.xlabel("context (tokens)")
+        plt.ylabel("tok/s per sequence", yside="left")
+        plt.ylabel("KV share %", yside="right")
+        plt.ylim(0, 100, yside="right")
+        plt.title("context sweep: the KV cache takes over the step")
+        self.refresh()
+
+
+class MemoryChart(PlotextPlot):
+    """Per-device memory: weights, KV, activations, reserve against capacity (GiB)."""
+
+    def show(self, parts_gib: dict[str, float], capacity_gib: float) -> None:
+        plt = self.plt
+        plt.clear_figure()
+        labels = list(parts_gib)
+        plt.bar(labels + ["capacity"], list(parts_gib.values()) + [capacity_gib],
+                color=["blue", "magenta", "cyan", "gray", "white"], orientation="horizontal", width=0.6)
+        total = sum(parts_gib.values())
+        verdict = "fits" if total <= capacity_gib else "DOES NOT FIT"
+        plt.title(f"per device: {total:,.1f} of {capacity_gib:,.1f} GiB - {verdict}")
+        plt.xlabel("GiB")
+        self.refresh()

@@ -1,0 +1,59 @@
+"""An op's numbers traced back to their formulas, with the values substituted (plain text)."""
+
+from __future__ import annotations
+
+from roofline.models.estimate import Ceilings, time_op
+from roofline.models.ops import Op
+
+from .formatting import duration, si
+
+
+def _n(value: float) -> str:
+    value = float(value)
+    return f"{value:,.0f}" if value == int(value) else f"{value:,.4g}"
+
+
+def explain_op(op: Op, c: Ceilings) -> str:
+    """Multi-line derivation of one op's FLOPs, bytes and time under ceilings ``c``."""
+    d = {k: float(v) for k, v in op.dims}
+    lines = [f"{op.phase} / {op.name}  ({op.kind}, x{op.count} per pass, per device)"]
+    if op.kind == "matmul" and {"T", "K", "N"} <= d.keys():
+        lines += [
+            f"FLOPs = 2 x T x K x N = 2 x {_n(d['T'])} x {_n(d['K'])} x {_n(d['N'])} = {si(float(op.flops), 'FLOP')}",
+            f"weights = K x N x b_w = {_n(d['K'])} x {_n(d['N'])} x {_n(d['b_w'])} B = {si(float(op.weight_bytes), 'B')}",
+            f"activations = T x (K + N) x b_a = {_n(d['T'])} x {_n(d['K'] + d['N'])} x {_n(d['b_a'])} B"
+            f" = {si(float(op.activation_bytes), 'B')}",
+        ]
+    elif op.kind == "elementwise" and "elements" in d:
+        lines += [
+            f"FLOPs = elements x FLOP/element = {_n(d['elements'])} x {_n(d['FLOP/element'])}"
+            f" = {si(float(op.flops), 'FLOP')}",
+            f"activations = (reads + 1 write) x elements x b_a = {_n(d['reads'] + 1)} x {_n(d['elements'])} x "
+            f"{_n(d['b_a'])} B = {si(float(op.activation_bytes), 'B')}",
+        ]
+    elif op.kind == "attention" and {"B", "c", "h_q"} <= d.keys():
+        lines += [
+            f"FLOPs = B x c x h_q x (2 (d_qk + d_v) + 5) = {_n(d['B'])} x {_n(d['c'])} x {_n(d['h_q'])} x "
+            f"{_n(2 * (d['d_qk'] + d['d_v']) + 5)} = {si(float(op.flops), 'FLOP')}",
+            f"KV read = B x c x g x (d_qk + d_v) x b_kv = {_n(d['B'])} x {_n(d['c'])} x {_n(d['g'])} x "
+            f"{_n(d['d_qk'] + d['d_v'])} x {_n(d['b_kv'])} B = {si(float(op.kv_read_bytes), 'B')}",
+            f"intensity ~ 2 x (h_q / g) / b_kv = {_n(2 * d['h_q'] / d['g'] / d['b_kv'])} FLOP/B, whatever B is",
+        ]
+    elif op.kind == "collective" and "tp" in d:
+        lines.append(
+            f"sent = 2 (tp - 1) / tp x T x H x b_a = 2 x {_n(d['tp'] - 1)}/{_n(d['tp'])} x {_n(d['T'])} x "
+            f"{_n(d['H'])} x {_n(d['b_a'])} B = {si(float(op.comm_bytes), 'B')}")
+    else:
+        lines.append(f"FLOPs {si(float(op.flops), 'FLOP')}; weights {si(float(op.weight_bytes), 'B')}, "
+                     f"activations {si(float(op.activation_bytes), 'B')}, KV read {si(float(op.kv_read_bytes), 'B')}")
+    t = time_op(op, c)
+    if op.kind == "collective":
+        lines.append(f"time = sent / link {si(c.link_bw_bytes_per_s, 'B/s')} + latency {duration(t.overhead_s)}"
+                     f" = {duration(float(t.time_s))}")
+    else:
+        peak = c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
+        lines.append(
+            f"time = max(FLOPs / {si(peak, 'FLOP/s')}, bytes / {si(c.mem_bw_bytes_per_s, 'B/s')})"
+            f" + {duration(t.overhead_s)} = max({duration(float(t.compute_s))}, {duration(float(t.memory_s))})"
+            f" + {duration(t.overhead_s)} = {duration(float(t.time_s))}  -> limited by {t.limited_by}")
+    return "\n".join(lines)

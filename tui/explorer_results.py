@@ -1,0 +1,57 @@
+"""Everything one screen of the explorer shows, computed from a scenario (no Textual here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from roofline.models.estimate import Ceilings, ceilings
+from roofline.models.inference import Estimate, estimate, mean_decode_context
+from roofline.models.memory import MemoryFootprint, memory_footprint
+from roofline.models.ops import Op, build_ops
+from roofline.models.scenario import Scenario
+from roofline.models.sweeps import BatchSweep, ContextSweep, batch_sweep, context_sweep, powers_of_two
+
+
+@dataclass(frozen=True, slots=True)
+class ExplorerResults:
+    scenario: Scenario
+    bound: Estimate
+    expected: Estimate
+    memory: MemoryFootprint
+    shown_context: float
+    spec: Ceilings
+    achievable: Ceilings
+    decode_ops: list[Op]
+    prefill_ops: list[Op]
+
+    def chosen(self, achievable: bool) -> Estimate:
+        return self.expected if achievable else self.bound
+
+    def batch_sweep(self, achievable: bool) -> BatchSweep:
+        limit = max(self.memory.max_batch, self.scenario.batching.batch_size, 64) * 2
+        return batch_sweep(self.scenario, powers_of_two(min(limit, 1 << 16)), "expected" if achievable else "bound")
+
+    def context_sweep(self, achievable: bool) -> ContextSweep:
+        b = self.scenario.batching
+        top = max(131072, 2 * (b.prompt_tokens + b.output_tokens))
+        contexts = np.unique(np.round(np.geomspace(64, top, 96)))
+        return context_sweep(self.scenario, contexts, "expected" if achievable else "bound")
+
+
+def compute_results(scenario: Scenario, shown_context: float | None = None) -> ExplorerResults:
+    context = mean_decode_context(scenario) if shown_context is None else float(shown_context)
+    dtype = scenario.precisions.compute_dtype
+    b = scenario.batching.batch_size
+    return ExplorerResults(
+        scenario=scenario,
+        bound=estimate(scenario, "bound"),
+        expected=estimate(scenario, "expected"),
+        memory=memory_footprint(scenario),
+        shown_context=context,
+        spec=ceilings(scenario.hardware, dtype, "bound"),
+        achievable=ceilings(scenario.hardware, dtype, "expected"),
+        decode_ops=build_ops(scenario, "decode", batch=b, context=context),
+        prefill_ops=build_ops(scenario, "prefill", batch=b),
+    )

@@ -1,0 +1,81 @@
+"""The three input panes: Hardware, Workload, Batching. They only compose widgets;
+the app listens to their Input/Select/Switch messages ("attributes down, messages up")."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Input, Label, Select, Static, Switch
+
+from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
+from roofline.presets.loader import PresetCatalog
+
+from .scenario_form import ScenarioForm
+
+
+def _field(label: str, widget) -> Horizontal:
+    return Horizontal(Label(label, classes="field-label"), widget, classes="field")
+
+
+def _number_input(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True) -> Input:
+    text = "" if value is None else (f"{value:g}" if not integer else str(value))
+    return Input(value=text, placeholder=placeholder, id=field_id, type="integer" if integer else "number",
+                 select_on_focus=True, compact=True)
+
+
+class HardwarePane(Vertical):
+    def __init__(self, catalog: PresetCatalog, form: ScenarioForm) -> None:
+        super().__init__(id="hardware-pane", classes="pane")
+        self.border_title = "Hardware"
+        self._catalog, self._form = catalog, form
+
+    def compose(self) -> ComposeResult:
+        options = [(f"{h.name} ({h.year})", h.id) for h in
+                   sorted(self._catalog.hardware.values(), key=lambda h: (h.vendor, -h.year, h.name))]
+        yield Select(options, value=self._form.hardware_id, allow_blank=False, id="hardware_id", compact=True)
+        yield _field("devices tp", _number_input("tp", self._form.tp))
+        yield _field("stages pp", _number_input("pp", self._form.pp))
+        yield _field("bandwidth GB/s", _number_input("mem_bw_override_gb_per_s", None, "preset", integer=False))
+        yield _field("peak TFLOP/s", _number_input("peak_override_tflops", None, "preset", integer=False))
+        yield _field("capacity GiB", _number_input("capacity_override_gib", None, "preset", integer=False))
+        yield _field("$ / device-hour", _number_input("price_per_device_hour", None, "none", integer=False))
+        yield _field("achievable", Switch(value=False, id="achievable", compact=True))
+        yield Static(id="hardware-figures", classes="figures")
+
+
+class WorkloadPane(Vertical):
+    def __init__(self, catalog: PresetCatalog, form: ScenarioForm) -> None:
+        super().__init__(id="workload-pane", classes="pane")
+        self.border_title = "Workload"
+        self._catalog, self._form = catalog, form
+
+    def compose(self) -> ComposeResult:
+        options = [(m.name, m.id) for m in sorted(self._catalog.models.values(), key=lambda m: m.id)]
+        if self._form.model_ref not in self._catalog.models:
+            options.append((self._form.model_ref, self._form.model_ref))
+        yield Select(options, value=self._form.model_ref, allow_blank=False, id="model_ref", compact=True)
+        weights = [("released format", "auto")] + [(d, d) for d in WEIGHT_BITS_PER_ELEMENT]
+        yield _field("weights", Select(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
+                                       compact=True))
+        yield _field("activations", Select([(d, d) for d in ACTIVATION_BITS_PER_ELEMENT], value=self._form.activations,
+                                           allow_blank=False, id="activations", compact=True))
+        yield _field("KV cache", Select([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
+                                        id="kv", compact=True))
+        yield _field("config.json", Input(placeholder="path to a local config.json", id="config_path", compact=True))
+        yield Static(id="model-summary", classes="figures")
+
+
+class BatchingPane(Vertical):
+    def __init__(self, form: ScenarioForm) -> None:
+        super().__init__(id="batching-pane", classes="pane")
+        self.border_title = "Batching"
+        self._form = form
+
+    def compose(self) -> ComposeResult:
+        f = self._form
+        yield _field("batch", _number_input("batch", f.batch))
+        yield _field("prompt tokens", _number_input("prompt_tokens", f.prompt_tokens))
+        yield _field("output tokens", _number_input("output_tokens", f.output_tokens))
+        yield _field("FlashAttention", Switch(value=f.flash_attention, id="flash_attention", compact=True))
+        yield _field("KV compression x", _number_input("kv_compression_ratio", f.kv_compression_ratio, integer=False))
+        yield _field("show step at ctx", _number_input("shown_context", None, "mean of generation"))

@@ -1,0 +1,104 @@
+"""What the user has entered, and turning it into a model :class:`Scenario` (no Textual here).
+
+The explorer keeps the last scenario that built; a field that does not parse or a combination
+the model rejects leaves the screen on that scenario and reports the field and the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from roofline.models.errors import ModelInputError
+from roofline.models.hardware import Hardware
+from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
+from roofline.presets import resolve_model
+from roofline.presets.loader import PresetCatalog, PresetFileError
+
+DEFAULT_HARDWARE = "h100-sxm"
+DEFAULT_MODEL = "llama-3.1-8b"
+
+
+class FormError(ValueError):
+    """A user entry the scenario cannot use: ``field`` is the form field to mark invalid."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScenarioForm:
+    """Every input of the explorer, in the units a person types."""
+
+    hardware_id: str = DEFAULT_HARDWARE
+    model_ref: str = DEFAULT_MODEL
+    weights: str | None = None  # None: the model's released format, else bf16
+    activations: str = "bf16"
+    kv: str = "bf16"
+    batch: int = 1
+    prompt_tokens: int = 1024
+    output_tokens: int = 256
+    tp: int = 1
+    pp: int = 1
+    flash_attention: bool = True
+    kv_compression_ratio: float = 1.0
+    mem_bw_override_gb_per_s: float | None = None
+    peak_override_tflops: float | None = None
+    capacity_override_gib: float | None = None
+    price_per_device_hour: float | None = None
+
+    def with_batch(self, batch: int) -> ScenarioForm:
+        return replace(self, batch=max(1, min(batch, 1 << 20)))
+
+    def with_prompt(self, prompt_tokens: int) -> ScenarioForm:
+        return replace(self, prompt_tokens=max(1, min(prompt_tokens, 10_000_000)))
+
+
+_FIELD_FOR_MODEL_ERROR = {
+    "batch_size": "batch", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "tp": "tp",
+    "pp": "pp", "weights": "weights", "activations": "activations", "kv": "kv",
+    "kv_compression_ratio": "kv_compression_ratio", "hardware": "hardware_id",
+}
+
+
+def _with_overrides(hw: Hardware, form: ScenarioForm, compute_dtype: str) -> Hardware:
+    changes: dict = {}
+    if form.mem_bw_override_gb_per_s is not None:
+        changes["mem_bw_bytes_per_s"] = form.mem_bw_override_gb_per_s * 1e9
+    if form.capacity_override_gib is not None:
+        changes["memory_capacity_bytes"] = form.capacity_override_gib * 1024**3
+    if form.peak_override_tflops is not None:
+        used, _ = hw.matmul_peak(compute_dtype)
+        changes["dense_peak_flops_per_s"] = {**hw.dense_peak_flops_per_s, used: form.peak_override_tflops * 1e12}
+    return replace(hw, **changes) if changes else hw
+
+
+def build_scenario(form: ScenarioForm, catalog: PresetCatalog) -> Scenario:
+    """The model scenario for a form; :class:`FormError` names the field that is wrong."""
+    hardware = catalog.hardware.get(form.hardware_id)
+    if hardware is None:
+        raise FormError("hardware_id", f"unknown hardware {form.hardware_id!r}")
+    model = catalog.models.get(form.model_ref)
+    if model is None:
+        try:
+            model = resolve_model(form.model_ref)
+        except KeyError:
+            raise FormError("model_ref", f"unknown model {form.model_ref!r}") from None
+        except PresetFileError as err:
+            raise FormError("model_ref", str(err)) from None
+    try:
+        precisions = Precisions(weights=form.weights or model.default_weights or "bf16",
+                                activations=form.activations, kv=form.kv)
+        hardware = _with_overrides(hardware, form, precisions.compute_dtype)
+        return Scenario(
+            hardware=hardware,
+            model=model,
+            precisions=precisions,
+            batching=Batching(batch_size=form.batch, prompt_tokens=form.prompt_tokens,
+                              output_tokens=form.output_tokens, flash_attention=form.flash_attention,
+                              kv_compression_ratio=form.kv_compression_ratio),
+            parallelism=Parallelism(tp=form.tp, pp=form.pp),
+        )
+    except ModelInputError as err:
+        raise FormError(_FIELD_FOR_MODEL_ERROR.get(err.field, err.field), err.message) from None
