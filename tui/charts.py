@@ -69,13 +69,36 @@ def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) ->
     return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s))
 
 
-class RooflineChart(PlotextPlot):
+class _Chart(PlotextPlot):
+    """A plot redrawn from its last data on every render.
+
+    plotext keeps state between builds (ticks, scales), so a figure built twice at two sizes
+    can differ from one built once; replaying the drawing commands before each build makes
+    what is shown depend only on the data and the size.
+    """
+
+    _last: tuple | None = None
+
+    def show(self, *args) -> None:
+        self._last = args
+        self.refresh()
+
+    def render(self):
+        if self._last is not None:
+            self.plt.clear_figure()
+            self.draw(*self._last)
+        return super().render()
+
+    def draw(self, *args) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class RooflineChart(_Chart):
     """Arithmetic intensity against FLOP/s, log-log: the roof, the ridge, every op."""
 
-    def show(self, points: RooflinePoints, spec: Ceilings, achievable: Ceilings,
+    def draw(self, points: RooflinePoints, spec: Ceilings, achievable: Ceilings,
              baseline: tuple[float, float] | None = None) -> None:
         plt = self.plt
-        plt.clear_figure()
         xs_all = points.decode_x + points.prefill_x + [points.step_x]
         ridge = spec.matmul_flops_per_s / spec.mem_bw_bytes_per_s
         x_low = min(-1.0, math.floor(min(xs_all)))
@@ -104,15 +127,13 @@ class RooflineChart(PlotextPlot):
         plt.ylabel("FLOP/s")
         plt.title(f"roofline at {spec.compute_dtype}: peak {si(spec.matmul_flops_per_s, 'FLOP/s')}, "
                   f"bandwidth {si(spec.mem_bw_bytes_per_s, 'B/s')}")
-        self.refresh()
 
 
-class BatchSweepChart(PlotextPlot):
+class BatchSweepChart(_Chart):
     """Aggregate and per-sequence decode tokens/s against batch (log2 x, log10 y)."""
 
-    def show(self, sweep: BatchSweep, current_batch: int) -> None:
+    def draw(self, sweep: BatchSweep, current_batch: int) -> None:
         plt = self.plt
-        plt.clear_figure()
         x = np.log2(sweep.batches)
         agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
         plt.plot(x.tolist(), agg.tolist(), label="aggregate tok/s", marker="o", color="green")
@@ -135,15 +156,13 @@ class BatchSweepChart(PlotextPlot):
         crossover = ("never compute-bound" if sweep.compute_bound_batch is None
                      else f"compute-bound from B={sweep.compute_bound_batch:,}")
         plt.title(f"batch sweep: aggregate grows, per-sequence falls; {crossover}")
-        self.refresh()
 
 
-class ContextSweepChart(PlotextPlot):
+class ContextSweepChart(_Chart):
     """Decode tokens/s per sequence against context, and the share of the step spent on KV traffic."""
 
-    def show(self, sweep: ContextSweep, current_context: float) -> None:
+    def draw(self, sweep: ContextSweep, current_context: float) -> None:
         plt = self.plt
-        plt.clear_figure()
         x = np.log2(sweep.contexts)
         plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), label="tok/s per sequence", marker="o",
                  color="green")
@@ -156,20 +175,23 @@ class ContextSweepChart(PlotextPlot):
         plt.ylabel("KV share %", yside="right")
         plt.ylim(0, 100, yside="right")
         plt.title("context sweep: the KV cache takes over the step")
-        self.refresh()
 
 
-class MemoryChart(PlotextPlot):
+class MemoryChart(_Chart):
     """Per-device memory: weights, KV, activations, reserve against capacity (GiB)."""
 
-    def show(self, parts_gib: dict[str, float], capacity_gib: float) -> None:
+    def draw(self, parts_gib: dict[str, float], capacity_gib: float) -> None:
         plt = self.plt
-        plt.clear_figure()
-        labels = list(parts_gib)
-        plt.bar(labels + ["capacity"], list(parts_gib.values()) + [capacity_gib],
-                color=["blue", "magenta", "cyan", "gray", "white"], orientation="horizontal", width=0.6)
+        labels = [f"{name} {value:,.1f}" for name, value in parts_gib.items()]
         total = sum(parts_gib.values())
-        verdict = "fits" if total <= capacity_gib else "DOES NOT FIT"
-        plt.title(f"per device: {total:,.1f} of {capacity_gib:,.1f} GiB - {verdict}")
+        labels.append(f"total {total:,.1f}")
+        values = [*parts_gib.values(), total]
+        over = total > capacity_gib
+        plt.bar(labels, values, orientation="horizontal", width=0.5, color="red" if over else "blue")
+        plt.vline(capacity_gib, color="red")
+        plt.text(f"capacity {capacity_gib:,.1f} GiB", capacity_gib, len(values) + 0.4, color="red", alignment="right")
+        plt.xlim(0, max(capacity_gib, total) * 1.05)
+        plt.ylim(0.3, len(values) + 0.8)
+        verdict = "DOES NOT FIT" if over else "fits"
+        plt.title(f"memory per device (GiB): {total:,.1f} of {capacity_gib:,.1f} - {verdict}")
         plt.xlabel("GiB")
-        self.refresh()

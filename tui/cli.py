@@ -77,6 +77,19 @@ def _dtype(table: dict[str, float]):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="roofline", description="Why LLM inference is memory-bound: a roofline model of "
                      "prefill and decode on accelerators. With no command, opens the explorer.")
+    explorer = parser.add_argument_group("explorer options (no COMMAND)")
+    explorer.add_argument("--hardware", metavar="ID", help=f"hardware preset (default {DEFAULTS['hardware']})")
+    explorer.add_argument("--model", metavar="ID|PATH",
+                          help=f"model preset or config.json (default {DEFAULTS['model']})")
+    explorer.add_argument("--batch", type=_whole("--batch", 1, MAX_BATCH), help="batch size (default 1)")
+    explorer.add_argument("--prompt", type=_whole("--prompt", 1, MAX_PROMPT_TOKENS),
+                          help="prompt tokens (default 1024)")
+    explorer.add_argument("--output", type=_whole("--output", 1, MAX_OUTPUT_TOKENS), help="output tokens (default 256)")
+    explorer.add_argument("--tp", type=_whole("--tp", 1, MAX_PARALLEL), help="tensor-parallel devices (default 1)")
+    explorer.add_argument("--pp", type=_whole("--pp", 1, MAX_PARALLEL), help="pipeline stages (default 1)")
+    explorer.add_argument("--weights", type=_dtype(WEIGHT_BITS_PER_ELEMENT), help="weight format")
+    explorer.add_argument("--kv", type=_dtype(KV_BITS_PER_ELEMENT), help="KV-cache format")
+    explorer.add_argument("--scenario", metavar="FILE", help="open a saved scenario (TOML)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     report = sub.add_parser("report", help="estimate one scenario (text, json or markdown)",
@@ -218,9 +231,51 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except BrokenPipeError:  # `roofline report | head`
         return 0
+    try:
+        form, scenario_file = _explorer_form(args)
+    except UsageError as err:
+        print(f"roofline: error: {err}", file=sys.stderr)
+        return EXIT_USAGE
     from .app import run_explorer
 
-    return run_explorer()
+    return run_explorer(form, scenario_file=scenario_file)
+
+
+_FORM_FIELD_TO_FLAG = {"hardware_id": "--hardware", "model_ref": "--model", "batch": "--batch",
+                       "prompt_tokens": "--prompt", "output_tokens": "--output", "tp": "--tp", "pp": "--pp",
+                       "weights": "--weights", "kv": "--kv"}
+
+
+def _explorer_form(args: argparse.Namespace):
+    """The explorer's starting form from the flags; checked before the full screen opens."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from roofline.presets import load_catalog
+    from roofline.presets.loader import PresetFileError
+    from roofline.presets.scenario_file import read_scenario
+
+    from .scenario_form import FormError, ScenarioForm, build_scenario
+    from .scenario_io import form_from_file_values
+
+    form = ScenarioForm()
+    scenario_file = None
+    if args.scenario:
+        scenario_file = Path(args.scenario).expanduser()
+        try:
+            form = form_from_file_values(read_scenario(scenario_file))
+        except PresetFileError as err:
+            raise UsageError(f"--scenario: {err}") from None
+        scenario_file = None  # already applied to the form
+    flags = {"hardware_id": args.hardware, "model_ref": args.model, "batch": args.batch,
+             "prompt_tokens": args.prompt, "output_tokens": args.output, "tp": args.tp, "pp": args.pp,
+             "weights": args.weights, "kv": args.kv}
+    form = replace(form, **{k: v for k, v in flags.items() if v is not None})
+    try:
+        build_scenario(form, load_catalog())
+    except FormError as err:
+        raise UsageError(f"{_FORM_FIELD_TO_FLAG.get(err.field, err.field)}: {err.message}") from None
+    return form, scenario_file
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,7 +20,8 @@ def explain_op(op: Op, c: Ceilings) -> str:
     if op.kind == "matmul" and {"T", "K", "N"} <= d.keys():
         lines += [
             f"FLOPs = 2 x T x K x N = 2 x {_n(d['T'])} x {_n(d['K'])} x {_n(d['N'])} = {si(float(op.flops), 'FLOP')}",
-            f"weights = K x N x b_w = {_n(d['K'])} x {_n(d['N'])} x {_n(d['b_w'])} B = {si(float(op.weight_bytes), 'B')}",
+            f"weights = K x N x b_w = {_n(d['K'])} x {_n(d['N'])} x {_n(d['b_w'])} B"
+            f" = {si(float(op.weight_bytes), 'B')}",
             f"activations = T x (K + N) x b_a = {_n(d['T'])} x {_n(d['K'] + d['N'])} x {_n(d['b_a'])} B"
             f" = {si(float(op.activation_bytes), 'B')}",
         ]

@@ -30,15 +30,17 @@ class Metric(Vertical):
     def show(self, value: float, text: str, delta: str = "") -> None:
         self.query_one(Digits).update(_short(value))
         self.query_one(".value-text", Label).update(text)
-        self.query_one(".delta", Label).update(delta)
+        label = self.query_one(".delta", Label)
+        label.update(delta)
+        label.display = bool(delta)
 
 
 class Headline(Horizontal):
     def compose(self) -> ComposeResult:
-        yield Metric("decode tok/s per seq", "m-per-seq")
-        yield Metric("decode tok/s aggregate", "m-aggregate")
-        yield Metric("idle cores % (decode)", "m-idle")
-        yield Metric("time to first token ms", "m-ttft")
+        yield Metric("decode tok/s/seq", "m-per-seq")
+        yield Metric("decode tok/s total", "m-aggregate")
+        yield Metric("idle cores %", "m-idle")
+        yield Metric("TTFT ms", "m-ttft")
 
 
 class Verdict(Static):

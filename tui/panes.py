@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Input, Label, Select, Static, Switch
+from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.presets.loader import PresetCatalog
@@ -39,7 +39,7 @@ class HardwarePane(Vertical):
         yield _field("peak TFLOP/s", _number_input("peak_override_tflops", None, "preset", integer=False))
         yield _field("capacity GiB", _number_input("capacity_override_gib", None, "preset", integer=False))
         yield _field("$ / device-hour", _number_input("price_per_device_hour", None, "none", integer=False))
-        yield _field("achievable", Switch(value=False, id="achievable", compact=True))
+        yield Checkbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
         yield Static(id="hardware-figures", classes="figures")
 
 
@@ -76,6 +76,6 @@ class BatchingPane(Vertical):
         yield _field("batch", _number_input("batch", f.batch))
         yield _field("prompt tokens", _number_input("prompt_tokens", f.prompt_tokens))
         yield _field("output tokens", _number_input("output_tokens", f.output_tokens))
-        yield _field("FlashAttention", Switch(value=f.flash_attention, id="flash_attention", compact=True))
+        yield Checkbox("FlashAttention (fused)", value=f.flash_attention, id="flash_attention", compact=True)
         yield _field("KV compression x", _number_input("kv_compression_ratio", f.kv_compression_ratio, integer=False))
         yield _field("show step at ctx", _number_input("shown_context", None, "mean of generation"))

@@ -1,0 +1,227 @@
+"""Pilot tests: drive the explorer's panes and views and check the model state and the widgets."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Checkbox, DataTable, Digits, Input, Select, Static
+
+from roofline.presets import load_catalog
+from roofline.tui.app import RooflineApp
+from roofline.tui.charts import BatchSweepChart, RooflineChart
+from roofline.tui.headline import Metric
+from roofline.tui.scenario_form import ScenarioForm
+
+CATALOG = load_catalog()
+
+
+def _app(**form) -> RooflineApp:
+    return RooflineApp(ScenarioForm(**form), catalog=CATALOG)
+
+
+def _digits(app: RooflineApp, metric_id: str) -> str:
+    return str(app.query_one(f"#{metric_id}", Metric).query_one(Digits).value)
+
+
+async def test_opens_on_the_default_story():
+    """H100 SXM + Llama-3.1-8B bf16, batch 1, 1024 in / 256 out: memory-bound, ~99.7 % idle."""
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        r = app.results
+        assert r is not None and r.scenario.hardware.id == "h100-sxm" and r.scenario.model.id == "llama-3.1-8b"
+        assert _digits(app, "m-idle") == "99.7"
+        assert _digits(app, "m-per-seq") == f"{r.bound.decode.tokens_per_s_per_seq:.0f}"
+        verdict = str(app.query_one("#verdict", Static).render())
+        assert "memory-bound" in verdict and "ridge 295" in verdict
+
+
+async def test_plus_and_minus_double_and_halve_the_batch():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("plus", "plus", "plus")
+        assert app.form.batch == 8
+        assert app.query_one("#batch", Input).value == "8"
+        assert app.results.scenario.batching.batch_size == 8
+        await pilot.press("minus")
+        assert app.form.batch == 4
+        await pilot.press("right_square_bracket")
+        assert app.form.prompt_tokens == 2048
+
+
+async def test_typing_a_batch_recomputes_and_bad_input_keeps_the_last_good_scenario():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        batch = app.query_one("#batch", Input)
+        batch.focus()
+        batch.value = ""
+        await pilot.press("6", "4")
+        await pilot.pause()
+        assert app.results.scenario.batching.batch_size == 64
+        per_seq_64 = app.results.bound.decode.tokens_per_s_per_seq
+        batch.value = "0"
+        await pilot.pause()
+        assert batch.has_class("-invalid")
+        assert "batch" in str(app.query_one("#status", Static).render())
+        assert app.results.scenario.batching.batch_size == 64  # the last good scenario stays
+        assert app.results.bound.decode.tokens_per_s_per_seq == per_seq_64
+
+
+async def test_tp_that_does_not_divide_heads_is_marked_invalid():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        tp = app.query_one("#tp", Input)
+        tp.value = "3"
+        await pilot.pause()
+        assert tp.has_class("-invalid")
+        assert "does not divide" in str(app.query_one("#status", Static).render())
+        assert app.results.scenario.parallelism.tp == 1
+
+
+async def test_hardware_select_and_palette_pick_presets():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#hardware_id", Select).value = "h200"
+        await pilot.pause()
+        assert app.results.scenario.hardware.id == "h200"
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"model: mixtral 8x7b")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.results.scenario.model.id == "mixtral-8x7b"
+        assert app.query_one("#model_ref", Select).value == "mixtral-8x7b"
+        assert "8 experts" in str(app.query_one("#model-summary", Static).render())
+
+
+async def test_precision_and_flash_attention_controls():
+    app = _app(prompt_tokens=4096)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#weights", Select).value = "int4"
+        await pilot.pause()
+        assert app.results.scenario.precisions.weights == "int4"
+        assert app.results.scenario.precisions.compute_dtype == "bf16"
+        ttft_fused = app.results.bound.ttft_s
+        app.query_one("#flash_attention", Checkbox).value = False
+        await pilot.pause()
+        assert not app.results.scenario.batching.flash_attention
+        assert app.results.bound.ttft_s > ttft_fused
+
+
+async def test_views_switch_by_number_and_draw():
+    app = _app(batch=16)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for key, view in zip("123456", ("roofline", "batch", "context", "memory", "ops", "compare"), strict=True):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.query_one("#views").active == view
+        ops = app.query_one("#ops-table", DataTable)
+        await pilot.press("5")
+        await pilot.pause()
+        assert ops.row_count == len(app.results.prefill_ops) + len(app.results.decode_ops)
+        compare = app.query_one("#compare-table", DataTable)
+        assert compare.row_count >= 6
+        assert str(compare.get_row_at(0)[0]).startswith("> NVIDIA H100")
+
+
+async def test_selecting_an_op_shows_its_formula():
+    app = _app(batch=8)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("5")
+        await pilot.pause()
+        table = app.query_one("#ops-table", DataTable)
+        table.focus()
+        names = [op.name for op in app.results.prefill_ops]
+        table.move_cursor(row=names.index("qkv_proj"))
+        await pilot.pause()
+        text = str(app.query_one("#op-formula", Static).render())
+        assert "FLOPs = 2 x T x K x N = 2 x 8,192 x 4,096 x 6,144" in text
+
+
+async def test_batch_sweep_and_roofline_charts_have_plots():
+    app = _app(batch=4)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        roofline = app.query_one(RooflineChart)
+        assert "ridge 295 FLOP/B" in roofline.plt.build()
+        await pilot.press("2")
+        await pilot.pause()
+        assert "memory limit" in app.query_one(BatchSweepChart).plt.build()
+
+
+async def test_pin_baseline_shows_the_change():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("p")
+        await pilot.press("plus", "plus", "plus", "plus", "plus", "plus")
+        await pilot.pause()
+        delta = str(app.query_one("#m-aggregate", Metric).query_one(".delta").render())
+        assert delta.startswith("vs baseline +")
+        assert app.baseline is not None and app.baseline.scenario.batching.batch_size == 1
+
+
+async def test_achievable_toggle_switches_estimate():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        spec = _digits(app, "m-per-seq")
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.achievable
+        assert _digits(app, "m-per-seq") != spec
+        assert "achievable" in str(app.query_one("#verdict", Static).render())
+
+
+async def test_save_and_load_a_scenario(tmp_path, monkeypatch):
+    """Saving writes TOML, never overwrites without asking; loading restores the form."""
+    monkeypatch.chdir(tmp_path)
+    app = _app(batch=32, hardware_id="mi300x")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.action_save_scenario()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        saved = tmp_path / "scenario.toml"
+        assert saved.exists() and 'hardware = "mi300x"' in saved.read_text()
+        saved.write_text(saved.read_text().replace("batch = 32", "batch = 2"))
+        app.action_save_scenario()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        await pilot.press("n")  # refuse to overwrite
+        await pilot.pause()
+        assert "batch = 2" in saved.read_text()
+        assert app.load_scenario_file(saved)
+        await pilot.pause()
+        assert app.form.batch == 2 and app.results.scenario.batching.batch_size == 2
+        assert app.query_one("#batch", Input).value == "2"
+
+
+async def test_a_broken_scenario_file_is_reported_not_raised(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[scenario]\nbatch = -4\n")
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert not app.load_scenario_file(bad)
+        await pilot.pause()
+        assert app.form.batch == 1
+
+
+@pytest.mark.parametrize("size", [(80, 24), (200, 60)])
+async def test_small_and_large_terminals(size):
+    app = _app()
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert app.screen.has_class("-narrow") == (size[0] < 100)
+        await pilot.press("plus")
+        assert app.results.scenario.batching.batch_size == 2
+
+
+async def test_help_screen_opens_and_closes():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "HelpScreen"

@@ -1,0 +1,462 @@
+"""The explorer: three input panes, headline numbers and chart views, recomputed on every change."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from pathlib import Path
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
+
+from roofline.models.errors import ModelInputError
+from roofline.presets import load_catalog
+from roofline.presets.loader import PresetCatalog, PresetFileError
+
+from .charts import BatchSweepChart, ContextSweepChart, MemoryChart, RooflineChart, roofline_points
+from .commands import ScenarioCommands
+from .dialogs import ConfirmScreen, HelpScreen, PathScreen
+from .explain import explain_op
+from .explorer_results import ExplorerResults, compute_results
+from .formatting import duration, gib, si
+from .headline import Headline, Metric, Verdict
+from .panes import BatchingPane, HardwarePane, WorkloadPane
+from .scenario_form import FormError, ScenarioForm, build_scenario
+from .scenario_io import form_from_file_values, form_to_file_values
+
+NARROW_WIDTH = 100
+COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
+VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare")
+INT_FIELDS = {"batch", "prompt_tokens", "output_tokens", "tp", "pp", "shown_context"}
+FLOAT_FIELDS = {"kv_compression_ratio", "mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
+                "price_per_device_hour"}
+OPTIONAL_FIELDS = {"mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
+                   "price_per_device_hour", "shown_context"}
+
+
+class RooflineApp(App):
+    """Live roofline explorer over :mod:`roofline.models`."""
+
+    CSS_PATH = "roofline.tcss"
+    TITLE = "roofline explorer"
+    COMMANDS = App.COMMANDS | {ScenarioCommands}
+    BINDINGS = [
+        Binding("plus,equals_sign", "scale_batch(2)", "batch x2", id="batch.double"),
+        Binding("minus", "scale_batch(0.5)", "batch /2", id="batch.halve"),
+        Binding("right_square_bracket", "scale_prompt(2)", "context x2", id="context.double"),
+        Binding("left_square_bracket", "scale_prompt(0.5)", "context /2", id="context.halve"),
+        Binding("p", "pin_baseline", "pin baseline", id="baseline.pin"),
+        Binding("a", "toggle_achievable", "spec/achievable", id="ceilings.toggle"),
+        Binding("i", "toggle_inputs", "inputs", id="inputs.toggle"),
+        Binding("question_mark", "help", "keys", id="help"),
+        Binding("ctrl+s", "screenshot_svg", "screenshot", id="screenshot"),
+        Binding("q", "quit", "quit", id="quit"),
+        *[Binding(str(i + 1), f"show_view('{v}')", v, show=False, id=f"view.{v}") for i, v in enumerate(VIEWS)],
+    ]
+
+    form: reactive[ScenarioForm] = reactive(ScenarioForm, init=False)
+    achievable: reactive[bool] = reactive(False, init=False)
+
+    def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
+                 shown_context: int | None = None) -> None:
+        super().__init__()
+        self.catalog = catalog or load_catalog()
+        self.set_reactive(RooflineApp.form, form or ScenarioForm())
+        self.shown_context = shown_context
+        self.results: ExplorerResults | None = None
+        self.baseline: ExplorerResults | None = None
+        self.compare_ids: list[str] = [h for h in COMPARE_DEFAULT if h in self.catalog.hardware]
+        self.invalid_fields: dict[str, str] = {}
+
+    # ---- layout --------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="body"):
+            with VerticalScroll(id="inputs"):
+                yield HardwarePane(self.catalog, self.form)
+                yield WorkloadPane(self.catalog, self.form)
+                yield BatchingPane(self.form)
+            with Vertical(id="results"):
+                yield Headline(id="headline")
+                yield Verdict(id="verdict")
+                yield Static(id="memory-bar")
+                yield Static(id="status")
+                with TabbedContent(id="views", initial="roofline"):
+                    with TabPane("1 Roofline", id="roofline"):
+                        yield RooflineChart(id="roofline-chart")
+                    with TabPane("2 Batch", id="batch"):
+                        yield BatchSweepChart(id="batch-chart")
+                    with TabPane("3 Context", id="context"):
+                        yield ContextSweepChart(id="context-chart")
+                    with TabPane("4 Memory", id="memory"):
+                        yield MemoryChart(id="memory-chart")
+                    with TabPane("5 Ops", id="ops"):
+                        yield DataTable(id="ops-table", cursor_type="row", zebra_stripes=True)
+                        yield Static("select an op to see its formulas", id="op-formula")
+                    with TabPane("6 Compare", id="compare"):
+                        yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        ops = self.query_one("#ops-table", DataTable)
+        ops.add_columns("phase", "op", "count", "FLOPs", "weights", "activations", "KV read", "KV write",
+                        "FLOP/B", "limited by", "time", "share")
+        compare = self.query_one("#compare-table", DataTable)
+        compare.add_columns("device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
+        self._apply_layout_class(self.size.width)
+        self.recompute()
+
+    def on_resize(self, event) -> None:
+        self._apply_layout_class(event.size.width)
+
+    def _apply_layout_class(self, width: int) -> None:
+        self.screen.set_class(width < NARROW_WIDTH, "-narrow")
+
+    # ---- state changes -------------------------------------------------------------------------
+    def watch_form(self, _old: ScenarioForm, _new: ScenarioForm) -> None:
+        self.recompute()
+
+    def watch_achievable(self, value: bool) -> None:
+        self.query_one("#achievable", Checkbox).value = value
+        self.redraw()
+
+    def set_field(self, field: str, value) -> None:
+        """Set one form field (used by the palette and key bindings) and mirror it in its widget."""
+        self.form = replace(self.form, **{field: value})
+        self._sync_widget(field, value)
+
+    def _sync_widget(self, field: str, value) -> None:
+        widget = self.query(f"#{field}")
+        if not widget:
+            return
+        w = widget.first()
+        if isinstance(w, Select):
+            if value is None and field == "weights":
+                value = "auto"
+            if value not in (v for _, v in w._options):  # a config.json path typed elsewhere
+                w.set_options([*((label, v) for label, v in w._options), (str(value), value)])
+            with w.prevent(Select.Changed):
+                w.value = value
+        elif isinstance(w, Input):
+            with w.prevent(Input.Changed):
+                w.value = "" if value is None else str(value)
+            w.remove_class("-invalid")
+        elif isinstance(w, Checkbox):
+            with w.prevent(Checkbox.Changed):
+                w.value = bool(value)
+
+    @on(Input.Changed)
+    def _input_changed(self, event: Input.Changed) -> None:
+        field = event.input.id or ""
+        if field == "config_path":
+            return
+        text = event.value.strip().replace(",", "").replace("_", "")
+        try:
+            if not text and field in OPTIONAL_FIELDS:
+                value = None
+            elif field in INT_FIELDS:
+                value = int(text)
+                if value < 1:
+                    raise ValueError("must be >= 1")
+            elif field in FLOAT_FIELDS:
+                value = float(text)
+                if not math.isfinite(value) or value <= 0:
+                    raise ValueError("must be > 0")
+            else:
+                return
+        except ValueError as err:
+            reason = "not a number" if "invalid literal" in str(err) or "could not convert" in str(err) else str(err)
+            self._mark_invalid(field, reason)
+            return
+        event.input.remove_class("-invalid")
+        if field == "shown_context":
+            self.shown_context = value
+            self.recompute()
+        elif field == "price_per_device_hour":
+            self.form = replace(self.form, price_per_device_hour=value)
+        else:
+            self.form = replace(self.form, **{field: value})
+
+    @on(Input.Submitted, "#config_path")
+    def _config_path_submitted(self, event: Input.Submitted) -> None:
+        path = event.value.strip()
+        if path:
+            self.set_field("model_ref", path)
+
+    @on(Select.Changed)
+    def _select_changed(self, event: Select.Changed) -> None:
+        field = event.select.id or ""
+        value = event.value
+        if field == "weights" and value == "auto":
+            value = None
+        if field in ("hardware_id", "model_ref", "weights", "activations", "kv"):
+            self.form = replace(self.form, **{field: value})
+
+    @on(Checkbox.Changed)
+    def _checkbox_changed(self, event: Checkbox.Changed) -> None:
+        if event.checkbox.id == "flash_attention":
+            self.form = replace(self.form, flash_attention=event.value)
+        elif event.checkbox.id == "achievable":
+            self.achievable = event.value
+
+    def _mark_invalid(self, field: str, message: str) -> None:
+        self.invalid_fields[field] = message
+        for widget in self.query(f"#{field}"):
+            widget.add_class("-invalid")
+        status = f"{field.replace('_', ' ')}: {message} (showing the last good scenario)"
+        self.query_one("#status", Static).update(status)
+
+    # ---- computing and drawing -----------------------------------------------------------------
+    def recompute(self) -> None:
+        """Rebuild the scenario from the form; keep the last good one on screen if it fails."""
+        try:
+            scenario = build_scenario(self.form, self.catalog)
+            results = compute_results(scenario, self.shown_context)
+        except FormError as err:
+            self._mark_invalid(err.field, err.message)
+            return
+        except ModelInputError as err:
+            self._mark_invalid(err.field, err.message)
+            return
+        self.invalid_fields.clear()
+        for widget in self.query(".-invalid"):
+            widget.remove_class("-invalid")
+        self.query_one("#status", Static).update("")
+        self.results = results
+        self.redraw()
+
+    def redraw(self) -> None:
+        r = self.results
+        if r is None:
+            return
+        self._draw_inputs_summary(r)
+        self._draw_headline(r)
+        self._draw_view(self.query_one("#views", TabbedContent).active)
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._draw_view(event.pane.id or "")
+
+    def _draw_view(self, view: str) -> None:
+        r = self.results
+        if r is None:
+            return
+        if view == "roofline":
+            points = roofline_points(r.decode_ops, r.prefill_ops, r.spec)
+            base = None
+            if self.baseline is not None:
+                bp = roofline_points(self.baseline.decode_ops, self.baseline.prefill_ops, self.baseline.spec)
+                base = (bp.step_x, bp.step_y)
+            self.query_one(RooflineChart).show(points, r.spec, r.achievable, base)
+        elif view == "batch":
+            self.query_one(BatchSweepChart).show(r.batch_sweep(self.achievable), r.scenario.batching.batch_size)
+        elif view == "context":
+            self.query_one(ContextSweepChart).show(r.context_sweep(self.achievable), r.shown_context)
+        elif view == "memory":
+            m = r.memory
+            self.query_one(MemoryChart).show(
+                {"weights": m.per_device_weights_bytes / 1024**3, "KV cache": m.per_device_kv_cache_bytes / 1024**3,
+                 "activations": m.per_device_activation_bytes / 1024**3,
+                 "reserve": m.per_device_runtime_reserve_bytes / 1024**3},
+                m.capacity_bytes / 1024**3)
+        elif view == "ops":
+            self._draw_ops(r)
+        elif view == "compare":
+            self._draw_compare(r)
+
+    def _draw_inputs_summary(self, r: ExplorerResults) -> None:
+        hw, m, c = r.scenario.hardware, r.scenario.model, r.spec
+        self.query_one("#hardware-figures", Static).update(
+            f"{si(hw.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
+            f"{gib(hw.memory_capacity_bytes)} ({hw.memory_capacity_unit} on the datasheet) | "
+            f"ridge {c.matmul_flops_per_s / hw.mem_bw_bytes_per_s:,.0f} FLOP/B")
+        a = m.attention
+        moe = f" | {m.moe.num_experts} experts, top-{m.moe.top_k}" if m.moe else ""
+        self.query_one("#model-summary", Static).update(
+            f"{m.params / 1e9:,.1f} B params, {m.active_params / 1e9:,.1f} B active\n"
+            f"{m.num_layers} layers, {a.num_heads} heads, {a.num_kv_heads} KV heads"
+            f"{' (MLA)' if a.is_mla else ''}{moe}")
+
+    def _draw_headline(self, r: ExplorerResults) -> None:
+        e = r.chosen(self.achievable)
+        other = r.bound if self.achievable else r.expected
+        base = self.baseline.chosen(self.achievable) if self.baseline else None
+
+        def delta(now: float, before: float | None, unit: str = "") -> str:
+            if before is None or before == 0:
+                return ""
+            return f"vs baseline {100 * (now / before - 1):+.0f}%{unit}"
+
+        d, bd = e.decode, (base.decode if base else None)
+        per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
+        self.query_one("#m-per-seq", Metric).show(per_seq, f"{per_seq:,.1f}",
+                                                  delta(per_seq, bd and bd.tokens_per_s_per_seq))
+        self.query_one("#m-aggregate", Metric).show(total, f"{total:,.0f}", delta(total, bd and bd.tokens_per_s))
+        idle = d.phase.idle_core_pct
+        idle_delta = "" if bd is None else f"vs baseline {idle - bd.phase.idle_core_pct:+.1f} pt"
+        self.query_one("#m-idle", Metric).show(idle, f"{idle:.1f}", idle_delta)
+        self.query_one("#m-ttft", Metric).show(e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}",
+                                               delta(e.ttft_s, base and base.ttft_s))
+        label = "achievable (expected)" if self.achievable else "spec (bound)"
+        other_label = "spec bound" if self.achievable else "expected"
+        crossover = r.batch_sweep(self.achievable).compute_bound_batch
+        turn = "never turns compute-bound" if crossover is None else f"turns compute-bound at batch {crossover:,}"
+        self.query_one("#verdict", Verdict).update(
+            f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
+            f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
+            f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
+            f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}")
+        m = r.memory
+        used, cap = m.per_device_bytes, m.capacity_bytes
+        width = 30
+        filled = min(width, round(width * used / cap)) if cap else width
+        bar = "#" * filled + "." * (width - filled)
+        verdict = "fits" if m.fits else "DOES NOT FIT"
+        mem_bar = self.query_one("#memory-bar", Static)
+        mem_bar.set_class(not m.fits, "-overflow")
+        mem_bar.update(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
+
+    def _draw_ops(self, r: ExplorerResults) -> None:
+        from roofline.models.estimate import time_op
+
+        table = self.query_one("#ops-table", DataTable)
+        table.clear()
+        c = r.achievable if self.achievable else r.spec
+        self._op_rows = []
+        for ops in (r.prefill_ops, r.decode_ops):
+            timed = [(op, time_op(op, c)) for op in ops]
+            total = sum(op.count * float(t.time_s) for op, t in timed)
+            for op, t in timed:
+                ai = "-" if op.kind == "collective" else f"{float(op.arithmetic_intensity_flops_per_byte):,.1f}"
+                table.add_row(op.phase, op.name, str(op.count), si(float(op.flops), ""),
+                              si(float(op.weight_bytes), "B"), si(float(op.activation_bytes), "B"),
+                              si(float(op.kv_read_bytes), "B"), si(float(op.kv_write_bytes), "B"), ai, t.limited_by,
+                              duration(op.count * float(t.time_s)), f"{100 * op.count * float(t.time_s) / total:.1f}%")
+                self._op_rows.append(op)
+
+    @on(DataTable.RowHighlighted, "#ops-table")
+    def _op_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        rows = getattr(self, "_op_rows", [])
+        if self.results is None or not 0 <= event.cursor_row < len(rows):
+            return
+        c = self.results.achievable if self.achievable else self.results.spec
+        self.query_one("#op-formula", Static).update(explain_op(rows[event.cursor_row], c))
+
+    def _draw_compare(self, r: ExplorerResults) -> None:
+        table = self.query_one("#compare-table", DataTable)
+        table.clear()
+        ids = list(dict.fromkeys([r.scenario.hardware.id, *self.compare_ids]))
+        price = self.form.price_per_device_hour
+        for hw_id in ids:
+            try:
+                s = build_scenario(replace(self.form, hardware_id=hw_id), self.catalog)
+                other = compute_results(s, self.shown_context)
+            except (FormError, ModelInputError) as err:
+                table.add_row(hw_id, "-", "-", "-", "-", f"n/a: {err}", "-", "-")
+                continue
+            e = other.chosen(self.achievable)
+            cost = "-"
+            if price:
+                dollars_per_s = price * s.parallelism.devices / 3600
+                cost = f"{dollars_per_s / e.output_tokens_per_s * 1e6:,.2f}"
+            marker = "> " if hw_id == r.scenario.hardware.id else "  "
+            table.add_row(marker + s.hardware.name, f"{e.decode.tokens_per_s_per_seq:,.1f}",
+                          f"{e.decode.tokens_per_s:,.0f}", duration(e.ttft_s), f"{e.decode.phase.idle_core_pct:.1f}",
+                          "yes" if other.memory.fits else "NO", f"{other.memory.max_batch:,}", cost)
+
+    # ---- actions -------------------------------------------------------------------------------
+    def action_scale_batch(self, factor: float) -> None:
+        self.set_field("batch", max(1, min(1 << 20, int(self.form.batch * factor))))
+
+    def action_scale_prompt(self, factor: float) -> None:
+        self.set_field("prompt_tokens", max(1, min(10_000_000, int(self.form.prompt_tokens * factor))))
+
+    def action_show_view(self, view: str) -> None:
+        self.query_one("#views", TabbedContent).active = view
+
+    def action_toggle_inputs(self) -> None:
+        """Narrow terminals show inputs or results; wide ones can hide the inputs for a bigger chart."""
+        self.screen.toggle_class("-inputs-toggled")
+        if self.screen.has_class("-narrow") and self.screen.has_class("-inputs-toggled"):
+            self.query_one("#hardware_id").focus()
+
+    def action_toggle_achievable(self) -> None:
+        self.achievable = not self.achievable
+
+    def action_pin_baseline(self) -> None:
+        if self.results is not None:
+            self.baseline = self.results
+            self.notify("baseline pinned: numbers now show the change against it")
+            self.redraw()
+
+    def action_clear_baseline(self) -> None:
+        self.baseline = None
+        self.redraw()
+
+    def action_compare_add(self) -> None:
+        if self.results is not None and self.results.scenario.hardware.id not in self.compare_ids:
+            self.compare_ids.append(self.results.scenario.hardware.id)
+        self.action_show_view("compare")
+
+    def action_help(self) -> None:
+        self.push_screen(HelpScreen())
+
+    def action_screenshot_svg(self) -> None:
+        path = self.save_screenshot(path=str(Path.cwd()))
+        self.notify(f"screenshot saved: {path}")
+
+    def action_save_scenario(self) -> None:
+        def chosen(path: str | None) -> None:
+            if not path:
+                return
+            target = Path(path).expanduser()
+            if target.exists():
+                self.push_screen(ConfirmScreen(f"{target} exists. Overwrite it?"),
+                                 lambda ok: self._write_scenario(target, overwrite=True) if ok else None)
+            else:
+                self._write_scenario(target, overwrite=False)
+
+        self.push_screen(PathScreen("Save scenario as (TOML)", "scenario.toml"), chosen)
+
+    def _write_scenario(self, target: Path, *, overwrite: bool) -> None:
+        from roofline.presets.scenario_file import write_scenario
+
+        try:
+            write_scenario(target, form_to_file_values(self.form), overwrite=overwrite)
+        except OSError as err:
+            self.notify(f"could not save {target}: {err}", severity="error")
+            return
+        self.notify(f"scenario saved: {target}")
+
+    def action_load_scenario(self) -> None:
+        self.push_screen(PathScreen("Load scenario (TOML)", "scenario.toml"),
+                         lambda path: self.load_scenario_file(Path(path).expanduser()) if path else None)
+
+    def load_scenario_file(self, path: Path) -> bool:
+        from roofline.presets.scenario_file import read_scenario
+
+        try:
+            values = read_scenario(path)
+        except PresetFileError as err:
+            self.notify(str(err), severity="error")
+            return False
+        form = form_from_file_values(values)
+        for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
+                      "output_tokens", "tp", "pp", "flash_attention", "kv_compression_ratio"):
+            self._sync_widget(field, getattr(form, field))
+        self.form = form
+        self.notify(f"scenario loaded: {path}")
+        return True
+
+
+def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = None,
+                 scenario_file: Path | None = None) -> int:
+    app = RooflineApp(form, shown_context=shown_context)
+    if scenario_file is not None:
+        app.call_after_refresh(app.load_scenario_file, scenario_file)
+    app.run()
+    return 0

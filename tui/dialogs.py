@@ -1,0 +1,84 @@
+"""Modal screens: the keys and what the numbers mean, a path prompt, a yes/no question."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, Markdown
+
+HELP_MARKDOWN = """\
+# Keys
+
+| key | does |
+| --- | --- |
+| `+` / `-` | double / halve the batch |
+| `]` / `[` | double / halve the prompt (the context every step attends to) |
+| `1` .. `6` | Roofline, Batch, Context, Memory, Ops, Compare |
+| `a` | spec ceilings (bound) / achievable ceilings (expected) |
+| `i` | show / hide the input panes (on narrow terminals: inputs or results) |
+| `p` | pin the current scenario as a baseline (palette: clear baseline) |
+| `ctrl+p` | command palette: hardware, model, precisions, save/load, compare |
+| `ctrl+s` | save an SVG screenshot in the current folder |
+| `?` | this help |
+| `q` | quit |
+
+# The numbers
+
+- Each op takes max(FLOPs / peak, bytes / bandwidth); a pass is the sum over ops.
+- Decode reads every weight once per step for the whole batch, plus every sequence's KV cache:
+  weight GEMMs gain about B FLOP/byte from batching, attention stays at about the GQA group size.
+- Idle cores % = 100 x (1 - useful FLOP/s / spec peak). MBU = bytes/s / spec bandwidth.
+- bound: spec ceilings, no overheads (nothing real beats it). expected: measured ceilings,
+  4 us per kernel, collective latency.
+- MoE: a batch of T tokens touches E x (1 - (1 - k/E)^T) distinct experts per layer.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help-box", classes="dialog"):
+            yield Markdown(HELP_MARKDOWN)
+
+
+class PathScreen(ModalScreen[str | None]):
+    BINDINGS = [Binding("escape", "cancel", "cancel")]
+
+    def __init__(self, title: str, default: str) -> None:
+        super().__init__()
+        self._title, self._default = title, default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._title)
+            yield Input(value=self._default, id="path")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    BINDINGS = [Binding("escape,n", "answer(False)", "no"), Binding("y", "answer(True)", "yes")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._question)
+            with Horizontal():
+                yield Button("Yes (y)", id="yes", variant="warning")
+                yield Button("No (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
