@@ -121,7 +121,7 @@ class RooflineApp(App):
         self.recompute()
 
     def watch_achievable(self, value: bool) -> None:
-        self.query_one("#achievable", Checkbox).value = value
+        self._w("#achievable", Checkbox).value = value
         self.redraw()
 
     def set_field(self, field: str, value) -> None:
@@ -129,11 +129,26 @@ class RooflineApp(App):
         self.form = replace(self.form, **{field: value})
         self._sync_widget(field, value)
 
+    def _w(self, selector, expect_type=None):
+        """query_one, remembered: every widget here lives as long as the app (queries walk the DOM)."""
+        cache = self.__dict__.setdefault("_widget_cache", {})
+        key = selector
+        if key not in cache:
+            cache[key] = self.query_one(selector) if expect_type is None else self.query_one(selector, expect_type)
+        return cache[key]
+
+    def _field_widget(self, field: str):
+        """The input widget for a form field, looked up once (DOM queries walk every node)."""
+        cache = self.__dict__.setdefault("_field_widgets", {})
+        if field not in cache:
+            found = self.query(f"#{field}")
+            cache[field] = found.first() if found else None
+        return cache[field]
+
     def _sync_widget(self, field: str, value) -> None:
-        widget = self.query(f"#{field}")
-        if not widget:
+        w = self._field_widget(field)
+        if w is None:
             return
-        w = widget.first()
         if isinstance(w, Select):
             if value is None and field == "weights":
                 value = "auto"
@@ -205,10 +220,11 @@ class RooflineApp(App):
 
     def _mark_invalid(self, field: str, message: str) -> None:
         self.invalid_fields[field] = message
-        for widget in self.query(f"#{field}"):
+        widget = self._field_widget(field)
+        if widget is not None:
             widget.add_class("-invalid")
         status = f"{field.replace('_', ' ')}: {message} (showing the last good scenario)"
-        self.query_one("#status", Static).update(status)
+        self._w("#status", Static).update(status)
 
     # ---- computing and drawing -----------------------------------------------------------------
     def recompute(self) -> None:
@@ -222,10 +238,13 @@ class RooflineApp(App):
         except ModelInputError as err:
             self._mark_invalid(err.field, err.message)
             return
-        self.invalid_fields.clear()
-        for widget in self.query(".-invalid"):
-            widget.remove_class("-invalid")
-        self.query_one("#status", Static).update("")
+        if self.invalid_fields:
+            for field in self.invalid_fields:
+                widget = self._field_widget(field)
+                if widget is not None:
+                    widget.remove_class("-invalid")
+            self.invalid_fields.clear()
+            self._w("#status", Static).update("")
         self.results = results
         self.redraw()
 
@@ -235,7 +254,7 @@ class RooflineApp(App):
             return
         self._draw_inputs_summary(r)
         self._draw_headline(r)
-        self._draw_view(self.query_one("#views", TabbedContent).active)
+        self._draw_view(self._w("#views", TabbedContent).active)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
@@ -251,14 +270,14 @@ class RooflineApp(App):
             if self.baseline is not None:
                 bp = roofline_points(self.baseline.decode_ops, self.baseline.prefill_ops, self.baseline.spec)
                 base = (bp.step_x, bp.step_y)
-            self.query_one(RooflineChart).show(points, r.spec, r.achievable, base)
+            self._w(RooflineChart).show(points, r.spec, r.achievable, base)
         elif view == "batch":
-            self.query_one(BatchSweepChart).show(r.batch_sweep(self.achievable), r.scenario.batching.batch_size)
+            self._w(BatchSweepChart).show(r.batch_sweep(self.achievable), r.scenario.batching.batch_size)
         elif view == "context":
-            self.query_one(ContextSweepChart).show(r.context_sweep(self.achievable), r.shown_context)
+            self._w(ContextSweepChart).show(r.context_sweep(self.achievable), r.shown_context)
         elif view == "memory":
             m = r.memory
-            self.query_one(MemoryChart).show(
+            self._w(MemoryChart).show(
                 {"weights": m.per_device_weights_bytes / 1024**3, "KV cache": m.per_device_kv_cache_bytes / 1024**3,
                  "activations": m.per_device_activation_bytes / 1024**3,
                  "reserve": m.per_device_runtime_reserve_bytes / 1024**3},
@@ -270,13 +289,13 @@ class RooflineApp(App):
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
         hw, m, c = r.scenario.hardware, r.scenario.model, r.spec
-        self.query_one("#hardware-figures", Static).update(
+        self._w("#hardware-figures", Static).update(
             f"{si(hw.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
             f"{gib(hw.memory_capacity_bytes)} ({hw.memory_capacity_unit} on the datasheet) | "
             f"ridge {c.matmul_flops_per_s / hw.mem_bw_bytes_per_s:,.0f} FLOP/B")
         a = m.attention
         moe = f" | {m.moe.num_experts} experts, top-{m.moe.top_k}" if m.moe else ""
-        self.query_one("#model-summary", Static).update(
+        self._w("#model-summary", Static).update(
             f"{m.params / 1e9:,.1f} B params, {m.active_params / 1e9:,.1f} B active\n"
             f"{m.num_layers} layers, {a.num_heads} heads, {a.num_kv_heads} KV heads"
             f"{' (MLA)' if a.is_mla else ''}{moe}")
@@ -293,19 +312,19 @@ class RooflineApp(App):
 
         d, bd = e.decode, (base.decode if base else None)
         per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
-        self.query_one("#m-per-seq", Metric).show(per_seq, f"{per_seq:,.1f}",
+        self._w("#m-per-seq", Metric).show(per_seq, f"{per_seq:,.1f}",
                                                   delta(per_seq, bd and bd.tokens_per_s_per_seq))
-        self.query_one("#m-aggregate", Metric).show(total, f"{total:,.0f}", delta(total, bd and bd.tokens_per_s))
+        self._w("#m-aggregate", Metric).show(total, f"{total:,.0f}", delta(total, bd and bd.tokens_per_s))
         idle = d.phase.idle_core_pct
         idle_delta = "" if bd is None else f"vs baseline {idle - bd.phase.idle_core_pct:+.1f} pt"
-        self.query_one("#m-idle", Metric).show(idle, f"{idle:.1f}", idle_delta)
-        self.query_one("#m-ttft", Metric).show(e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}",
+        self._w("#m-idle", Metric).show(idle, f"{idle:.1f}", idle_delta)
+        self._w("#m-ttft", Metric).show(e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}",
                                                delta(e.ttft_s, base and base.ttft_s))
         label = "achievable (expected)" if self.achievable else "spec (bound)"
         other_label = "spec bound" if self.achievable else "expected"
         crossover = r.batch_sweep(self.achievable).compute_bound_batch
         turn = "never turns compute-bound" if crossover is None else f"turns compute-bound at batch {crossover:,}"
-        self.query_one("#verdict", Verdict).update(
+        self._w("#verdict", Verdict).update(
             f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
             f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
             f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
@@ -316,27 +335,43 @@ class RooflineApp(App):
         filled = min(width, round(width * used / cap)) if cap else width
         bar = "#" * filled + "." * (width - filled)
         verdict = "fits" if m.fits else "DOES NOT FIT"
-        mem_bar = self.query_one("#memory-bar", Static)
+        mem_bar = self._w("#memory-bar", Static)
         mem_bar.set_class(not m.fits, "-overflow")
         mem_bar.update(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
 
     def _draw_ops(self, r: ExplorerResults) -> None:
+        """Fill the ops table; when the same ops are listed, update cells in place (keeps the cursor)."""
         from roofline.models.estimate import time_op
 
-        table = self.query_one("#ops-table", DataTable)
-        table.clear()
+        table = self._w("#ops-table", DataTable)
         c = r.achievable if self.achievable else r.spec
-        self._op_rows = []
+        rows: list[tuple[str, list[str]]] = []
+        ops_in_order = []
         for ops in (r.prefill_ops, r.decode_ops):
             timed = [(op, time_op(op, c)) for op in ops]
             total = sum(op.count * float(t.time_s) for op, t in timed)
             for op, t in timed:
                 ai = "-" if op.kind == "collective" else f"{float(op.arithmetic_intensity_flops_per_byte):,.1f}"
-                table.add_row(op.phase, op.name, str(op.count), si(float(op.flops), ""),
-                              si(float(op.weight_bytes), "B"), si(float(op.activation_bytes), "B"),
-                              si(float(op.kv_read_bytes), "B"), si(float(op.kv_write_bytes), "B"), ai, t.limited_by,
-                              duration(op.count * float(t.time_s)), f"{100 * op.count * float(t.time_s) / total:.1f}%")
-                self._op_rows.append(op)
+                cells = [op.phase, op.name, str(op.count), si(float(op.flops), ""), si(float(op.weight_bytes), "B"),
+                         si(float(op.activation_bytes), "B"), si(float(op.kv_read_bytes), "B"),
+                         si(float(op.kv_write_bytes), "B"), ai, t.limited_by, duration(op.count * float(t.time_s)),
+                         f"{100 * op.count * float(t.time_s) / total:.1f}%"]
+                rows.append((f"{op.phase}/{op.name}", cells))
+                ops_in_order.append(op)
+        keys = [key for key, _ in rows]
+        if keys == getattr(self, "_op_keys", None):
+            columns = list(table.columns)
+            for key, cells in rows:
+                old = table.get_row(key)
+                for column, before, after in zip(columns, old, cells, strict=True):
+                    if before != after:
+                        table.update_cell(key, column, after)
+        else:
+            table.clear()
+            for key, cells in rows:
+                table.add_row(*cells, key=key)
+            self._op_keys = keys
+        self._op_rows = ops_in_order
 
     @on(DataTable.RowHighlighted, "#ops-table")
     def _op_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -344,10 +379,10 @@ class RooflineApp(App):
         if self.results is None or not 0 <= event.cursor_row < len(rows):
             return
         c = self.results.achievable if self.achievable else self.results.spec
-        self.query_one("#op-formula", Static).update(explain_op(rows[event.cursor_row], c))
+        self._w("#op-formula", Static).update(explain_op(rows[event.cursor_row], c))
 
     def _draw_compare(self, r: ExplorerResults) -> None:
-        table = self.query_one("#compare-table", DataTable)
+        table = self._w("#compare-table", DataTable)
         table.clear()
         ids = list(dict.fromkeys([r.scenario.hardware.id, *self.compare_ids]))
         price = self.form.price_per_device_hour
@@ -376,13 +411,13 @@ class RooflineApp(App):
         self.set_field("prompt_tokens", max(1, min(10_000_000, int(self.form.prompt_tokens * factor))))
 
     def action_show_view(self, view: str) -> None:
-        self.query_one("#views", TabbedContent).active = view
+        self._w("#views", TabbedContent).active = view
 
     def action_toggle_inputs(self) -> None:
         """Narrow terminals show inputs or results; wide ones can hide the inputs for a bigger chart."""
         self.screen.toggle_class("-inputs-toggled")
         if self.screen.has_class("-narrow") and self.screen.has_class("-inputs-toggled"):
-            self.query_one("#hardware_id").focus()
+            self._w("#hardware_id").focus()
 
     def action_toggle_achievable(self) -> None:
         self.achievable = not self.achievable

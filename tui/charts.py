@@ -11,6 +11,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from plotext import _utility as plotext_utility
+from rich.style import Style
+from rich.text import Text
 from textual_plotext import PlotextPlot
 
 from roofline.models.estimate import Ceilings, time_op
@@ -69,6 +72,37 @@ def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) ->
     return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s))
 
 
+_STYLE_CACHE: dict[tuple, Style] = {}
+
+
+def _style_for(fullground, style, background) -> Style:
+    key = (str(fullground), str(style), str(background))
+    cached = _STYLE_CACHE.get(key)
+    if cached is None:
+        ansi = plotext_utility.colors_to_ansi(fullground, style, background)
+        spans = Text.from_ansi(ansi + "x" + plotext_utility.ansi_end).spans
+        cached = _STYLE_CACHE[key] = spans[0].style if spans else Style.null()
+    return cached
+
+
+def matrix_to_text(matrix) -> Text:
+    """A plotext cell matrix as Rich Text: one span per run of equally coloured cells."""
+    text = Text(no_wrap=True, overflow="crop")
+    marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
+    rows = list(matrix.Rows)[::-1]
+    for index, row in enumerate(rows):
+        chars, fgs, sts, bgs = marker[row], fg[row], st[row], bg[row]
+        start = 0
+        cols = len(chars)
+        for col in range(1, cols + 1):
+            if col == cols or fgs[col] != fgs[start] or sts[col] != sts[start] or bgs[col] != bgs[start]:
+                text.append("".join(chars[start:col]), _style_for(fgs[start], sts[start], bgs[start]))
+                start = col
+        if index < len(rows) - 1:
+            text.append("\n")
+    return text
+
+
 class _Chart(PlotextPlot):
     """A plot redrawn from its last data on every render.
 
@@ -84,10 +118,19 @@ class _Chart(PlotextPlot):
         self.refresh()
 
     def render(self):
+        plt = self.plt
         if self._last is not None:
-            self.plt.clear_figure()
+            plt.clear_figure()
             self.draw(*self._last)
-        return super().render()
+        width, height = self.size
+        plt.plotsize(width, height)
+        plt._set_size(width, height)
+        plt.theme(self._get_plotext_theme_name(self.app.theme))
+        # plotext's build() encodes its cell matrix as ANSI and Rich would decode it again;
+        # turning the matrix into Text directly halves the cost of a redraw.
+        plt._set_sizes()
+        plt._build_matrix()
+        return matrix_to_text(plt.monitor.matrix)
 
     def draw(self, *args) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -103,10 +146,13 @@ class RooflineChart(_Chart):
         ridge = spec.matmul_flops_per_s / spec.mem_bw_bytes_per_s
         x_low = min(-1.0, math.floor(min(xs_all)))
         x_high = max(math.ceil(math.log10(ridge)) + 1.0, math.ceil(max(xs_all)))
-        x = np.linspace(x_low, x_high, 200)
         for ceil_, label, color in ((spec, "spec roof", "red"), (achievable, "achievable roof", "gray")):
-            roof = np.minimum(np.log10(ceil_.mem_bw_bytes_per_s) + x, math.log10(ceil_.matmul_flops_per_s))
-            plt.plot(x.tolist(), roof.tolist(), label=label, color=color, marker="braille")
+            # three points: plotext joins them with straight segments (slope, then flat roof)
+            knee = math.log10(ceil_.matmul_flops_per_s / ceil_.mem_bw_bytes_per_s)
+            x = [x_low, knee, x_high]
+            roof = [math.log10(ceil_.mem_bw_bytes_per_s) + x_low, math.log10(ceil_.matmul_flops_per_s),
+                    math.log10(ceil_.matmul_flops_per_s)]
+            plt.plot(x, roof, label=label, color=color, marker="braille")
         if points.prefill_x:
             plt.scatter(points.prefill_x, points.prefill_y, label="prefill ops", marker="+", color="cyan")
         if points.decode_x:

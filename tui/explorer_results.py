@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -25,19 +25,28 @@ class ExplorerResults:
     achievable: Ceilings
     decode_ops: list[Op]
     prefill_ops: list[Op]
+    _sweeps: dict = field(default_factory=dict, repr=False, compare=False)
 
     def chosen(self, achievable: bool) -> Estimate:
         return self.expected if achievable else self.bound
 
     def batch_sweep(self, achievable: bool) -> BatchSweep:
-        limit = max(self.memory.max_batch, self.scenario.batching.batch_size, 64) * 2
-        return batch_sweep(self.scenario, powers_of_two(min(limit, 1 << 16)), "expected" if achievable else "bound")
+        """Batch sweep up to twice the largest batch that fits (computed once per estimate)."""
+        key = ("batch", achievable)
+        if key not in self._sweeps:
+            limit = max(self.memory.max_batch, self.scenario.batching.batch_size, 64) * 2
+            self._sweeps[key] = batch_sweep(self.scenario, powers_of_two(min(limit, 1 << 16)),
+                                            "expected" if achievable else "bound")
+        return self._sweeps[key]
 
     def context_sweep(self, achievable: bool) -> ContextSweep:
-        b = self.scenario.batching
-        top = max(131072, 2 * (b.prompt_tokens + b.output_tokens))
-        contexts = np.unique(np.round(np.geomspace(64, top, 96)))
-        return context_sweep(self.scenario, contexts, "expected" if achievable else "bound")
+        key = ("context", achievable)
+        if key not in self._sweeps:
+            b = self.scenario.batching
+            top = max(131072, 2 * (b.prompt_tokens + b.output_tokens))
+            contexts = np.unique(np.round(np.geomspace(64, top, 96)))
+            self._sweeps[key] = context_sweep(self.scenario, contexts, "expected" if achievable else "bound")
+        return self._sweeps[key]
 
 
 def compute_results(scenario: Scenario, shown_context: float | None = None) -> ExplorerResults:
