@@ -95,6 +95,8 @@ class ModelArchitecture:
     published_params: float | None = None
     published_active_params: float | None = None
     default_weights: str | None = None
+    default_expert_weights: str | None = None  # e.g. gpt-oss ships MXFP4 experts, bf16 elsewhere
+    default_activations: str | None = None  # e.g. DeepSeek-V3 runs fp8 x fp8 GEMMs (W8A8)
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -169,6 +171,12 @@ class ModelArchitecture:
         if self.moe.expert_bias:
             params += (2 if self.mlp_gated else 1) * self.moe.expert_intermediate_size + self.hidden_size
         return params
+
+    def routed_expert_params_total(self) -> int:
+        """Every routed expert of every MoE layer (stored at the expert weight format)."""
+        if self.moe is None:
+            return 0
+        return sum(g.count for g in self.layer_groups if g.moe) * self.moe.num_experts * self.expert_params()
 
     def router_params(self) -> int:
         assert self.moe is not None

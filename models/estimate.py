@@ -56,9 +56,9 @@ class Ceilings:
 def _collective_latency_s(hw: Hardware) -> float:
     if hw.interconnect_latency_s is not None:
         return hw.interconnect_latency_s
-    return DEFAULT_PCIE_COLLECTIVE_LATENCY_S if "pcie" in hw.interconnect.lower() else (
-        DEFAULT_NVLINK_COLLECTIVE_LATENCY_S
-    )
+    kind = hw.interconnect.lower()
+    pcie_only = "pcie" in kind and not any(link in kind for link in ("nvlink", "infinity", "xgmi", "ici"))
+    return DEFAULT_PCIE_COLLECTIVE_LATENCY_S if pcie_only else DEFAULT_NVLINK_COLLECTIVE_LATENCY_S
 
 
 def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:

@@ -116,8 +116,10 @@ def estimate(scenario: Scenario, name: str) -> Estimate:
     b = scenario.batching
     prefill = _phase(prefill_totals(scenario, c), c, pp)
     contexts = decode_contexts(scenario)
-    steps = decode_step_totals(scenario, c, batch=b.batch_size, context=contexts)
-    step_times = np.broadcast_to(steps.time_s, contexts.shape)
+    per_step = decode_step_totals(scenario, c, batch=b.batch_size, context=contexts)
+    # fields that do not depend on the context are scalars: spread them over every step
+    steps = PassTotals(**{f: np.broadcast_to(getattr(per_step, f), contexts.shape) for f in PassTotals.__slots__})
+    step_times = steps.time_s
     mean_step = float(np.mean(step_times))
     decode_s = float(np.sum(step_times)) if b.output_tokens > 1 else 0.0
     generation = prefill.time_s + decode_s
@@ -140,7 +142,7 @@ def estimate(scenario: Scenario, name: str) -> Estimate:
 
 
 def mean_decode_context(scenario: Scenario) -> float:
-    """Mean context over the generation's decode steps: P + G/2."""
+    """Mean context over the generation's decode steps: P + G/2 (P + 1 when G = 1)."""
     return float(np.mean(decode_contexts(scenario)))
 
 

@@ -90,7 +90,9 @@ def activation_bytes_per_sequence_per_device(scenario: Scenario) -> float:
 def memory_footprint(scenario: Scenario) -> MemoryFootprint:
     m, b, par = scenario.model, scenario.batching, scenario.parallelism
     devices = par.devices
-    weights = m.params * weight_bytes_per_param(scenario.precisions.weights)
+    expert_params = m.routed_expert_params_total()
+    weights = ((m.params - expert_params) * weight_bytes_per_param(scenario.precisions.weights)
+               + expert_params * weight_bytes_per_param(scenario.precisions.expert_weights_or_weights))
     per_device_weights = weights / devices
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
     act_per_seq = activation_bytes_per_sequence_per_device(scenario)

@@ -20,7 +20,8 @@ per pass):
   number of distinct experts the T tokens touch, E*(1-(1-k/E)^T).
 - TP: heads, KV heads (at least one per device), MLP and expert widths, vocabulary split
   across ``tp``; two ring all-reduces per layer (after attention, after the MLP) and one
-  after the vocabulary-parallel embedding, each sending 2*(tp-1)/tp * T*H*b_a bytes.
+  after the vocabulary-parallel embedding, each sending 2*(tp-1)/tp * T*H*b_a bytes; one
+  all-gather of the logits, (tp-1)/tp * B*V*b_a bytes.
 - PP: layers run stage after stage; (pp-1) activation sends of T*H*b_a bytes per pass.
 
 Values may be numpy arrays: batch and context broadcast, so one call evaluates a sweep.
@@ -79,6 +80,7 @@ class _Sizes:
     """Per-device element sizes and head counts for one scenario."""
 
     b_w: float
+    b_we: float  # routed-expert weights
     b_a: float
     b_kv: float
     tp: int
@@ -207,7 +209,7 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
     ]
     if phase == "prefill":
         ops.append(_matmul(phase, "kv_b_proj (decompress)", count, tokens, r_kv, hq * (nope + dv), s))
-        mha = _Sizes(s.b_w, s.b_a, s.b_kv, s.tp, hq, hq, H)
+        mha = _Sizes(s.b_w, s.b_we, s.b_a, s.b_kv, s.tp, hq, hq, H)
         attn = _gqa_attention(phase, count, batch, context, prompt, None, flash,
                               _with_head_dims(m, nope + rope, dv), mha)
         # the cache stores the latent, not the decompressed heads
@@ -255,8 +257,15 @@ def _with_head_dims(m: ModelArchitecture, head_dim: int, v_head_dim: int) -> Mod
     return replace(m, attention=attention)
 
 
-def _mlp(phase: str, count: int, tokens: Number, width: int, label: str, s: _Sizes) -> list[Op]:
+def _mlp(phase: str, count: int, tokens: Number, width: int, label: str, s: _Sizes, gated: bool = True
+         ) -> list[Op]:
     per_device = width / s.tp
+    if not gated:
+        return [
+            _matmul(phase, f"{label} up", count, tokens, s.hidden, per_device, s),
+            _elementwise(phase, f"{label} activation", count, tokens * per_device, 4, 1, s),
+            _matmul(phase, f"{label} down", count, tokens, per_device, s.hidden, s),
+        ]
     return [
         _matmul(phase, f"{label} gate_up", count, tokens, s.hidden, 2 * per_device, s),
         _elementwise(phase, f"{label} activation", count, tokens * per_device,
@@ -275,11 +284,11 @@ def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes
     ops = [
         _matmul(phase, "router", count, tokens, H, moe.num_experts, s),
         Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
-           flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_w,
+           flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_we,
            activation_bytes=routed * (H + 2 * width) * s.b_a),
         _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s),
         Op(phase=phase, name="experts down", kind="matmul", count=count,
-           flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_w,
+           flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_we,
            activation_bytes=routed * (width + H) * s.b_a),
     ]
     if moe.shared_intermediate_size:
@@ -316,7 +325,7 @@ def _layer_group_ops(phase: str, group: LayerGroup, batch: Number, context: Numb
     if group.moe:
         ops += _moe(phase, n, tokens, m, s)
     else:
-        ops += _mlp(phase, n, tokens, m.intermediate_size, "mlp", s)
+        ops += _mlp(phase, n, tokens, m.intermediate_size, "mlp", s, gated=m.mlp_gated)
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (mlp)", n, tokens, s))
     return ops
@@ -347,6 +356,7 @@ def sizes_for(scenario: Scenario) -> _Sizes:
     ratio = scenario.batching.kv_compression_ratio
     return _Sizes(
         b_w=weight_bytes_per_param(p.weights),
+        b_we=weight_bytes_per_param(p.expert_weights_or_weights),
         b_a=activation_bytes_per_element(p.activations),
         b_kv=kv_bytes_per_element(p.kv) / ratio,
         tp=tp,
@@ -385,4 +395,8 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H))
     # logits only for the last position of each sequence, also in prefill
     ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))
+    if s.tp > 1:  # the vocabulary-parallel logits are gathered: each device sends its (tp-1)/tp share
+        ops.append(Op(phase=phase, name="all-gather (logits)", kind="collective", count=1, flops=0.0,
+                      comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * s.b_a,
+                      dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", s.b_a))))
     return ops

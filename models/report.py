@@ -141,7 +141,8 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
             "experts_per_token": m.moe.top_k if m.moe else None,
             "source": m.source,
         },
-        "precisions": {"weights": prec.weights, "activations": prec.activations, "kv": prec.kv},
+        "precisions": {"weights": prec.weights, "expert_weights": prec.expert_weights_or_weights if m.moe else None,
+                       "activations": prec.activations, "kv": prec.kv},
         "batching": {
             "batch": b.batch_size,
             "prompt_tokens": b.prompt_tokens,

@@ -22,15 +22,40 @@ class Precisions:
     weights: str = "bf16"
     activations: str = "bf16"
     kv: str = "bf16"
+    expert_weights: str | None = None  # routed MoE experts; None: same as ``weights``
 
     def __post_init__(self) -> None:
         weight_bytes_per_param(self.weights)
+        if self.expert_weights is not None:
+            weight_bytes_per_param(self.expert_weights)
         activation_bytes_per_element(self.activations)
         kv_bytes_per_element(self.kv)
 
     @property
     def compute_dtype(self) -> str:
         return matmul_compute_dtype(self.weights, self.activations)
+
+    @property
+    def expert_weights_or_weights(self) -> str:
+        return self.expert_weights or self.weights
+
+
+def released_precisions(model: ModelArchitecture, *, weights: str | None = None, activations: str | None = None,
+                        kv: str = "bf16", expert_weights: str | None = None) -> Precisions:
+    """Precisions with the model's released formats filling what the user left open.
+
+    gpt-oss ships MXFP4 experts and bf16 everything else; DeepSeek-V3 ships fp8 weights and
+    runs fp8 x fp8 GEMMs. An explicit ``weights`` applies to the experts too unless
+    ``expert_weights`` says otherwise.
+    """
+    if expert_weights is None and weights is None:
+        expert_weights = model.default_expert_weights
+    return Precisions(
+        weights=weights or model.default_weights or "bf16",
+        activations=activations or model.default_activations or "bf16",
+        kv=kv,
+        expert_weights=expert_weights,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

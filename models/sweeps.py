@@ -58,7 +58,7 @@ def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "b
         tokens_per_s_per_seq=1.0 / step,
         tokens_per_s=batches / step,
         max_batch_that_fits=memory_footprint(scenario).max_batch,
-        compute_bound_batch=compute_bound_batch(scenario),
+        compute_bound_batch=compute_bound_batch(scenario, estimate_name=estimate_name),
     )
 
 

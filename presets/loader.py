@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline.models.architecture import ModelArchitecture
-from roofline.models.dtypes import WEIGHT_BITS_PER_ELEMENT
+from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.hf_config import architecture_from_hf_config
@@ -38,7 +38,7 @@ _ACHIEVABLE_KEYS = (
 _MODEL_REQUIRED = ("name", "source", "config")
 _MODEL_OPTIONAL = (
     "id", "family", "published_params", "published_params_source", "published_active_params",
-    "published_active_params_source", "default_weights", "notes",
+    "published_active_params_source", "default_weights", "default_expert_weights", "default_activations", "notes",
 )
 
 
@@ -216,16 +216,21 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
         if key not in d:
             raise doc.fail(key, "missing")
     model_id = doc.check_id()
-    default_weights = d.get("default_weights")
-    if default_weights is not None and default_weights not in WEIGHT_BITS_PER_ELEMENT:
-        raise doc.fail("default_weights", f"unknown dtype {default_weights!r}")
+    defaults = {}
+    dtype_keys = (("default_weights", WEIGHT_BITS_PER_ELEMENT), ("default_expert_weights", WEIGHT_BITS_PER_ELEMENT),
+                  ("default_activations", ACTIVATION_BITS_PER_ELEMENT))
+    for key, table in dtype_keys:
+        value = d.get(key)
+        if value is not None and value not in table:
+            raise doc.fail(key, f"unknown dtype {value!r} (known: {', '.join(table)})")
+        defaults[key] = value
     published = doc.number(d, "published_params", "published_params", required=False)
     active = doc.number(d, "published_active_params", "published_active_params", required=False)
     config = doc.table("config")
     try:
         return architecture_from_hf_config(
             config, model_id=model_id, name=doc.string("name"), published_params=published,
-            published_active_params=active, default_weights=default_weights, source=doc.string("source"),
+            published_active_params=active, source=doc.string("source"), **defaults,
         )
     except ModelInputError as err:
         raise doc.fail(f"config.{err.field}", err.message) from None

@@ -20,6 +20,7 @@ SHOTS = [
     ("memory", "4", ScenarioForm(hardware_id="h100-sxm", model_ref="llama-3.1-70b", tp=2, batch=32)),
     ("ops", "5", ScenarioForm(batch=8)),
     ("compare", "6", ScenarioForm(model_ref="llama-3.1-70b", tp=2, batch=16, price_per_device_hour=2.5)),
+    ("history", "7", ScenarioForm(hardware_id="h200")),
 ]
 
 

@@ -147,21 +147,41 @@ def test_llama2_70b_memory_fit_h100_vs_h200_and_tp8():
 
 
 def test_tp8_adds_two_all_reduces_per_layer():
-    """TP8 Llama-2-70B decode at batch 1: 80 layers * 2 + 1 (embedding) all-reduces.
+    """TP8 Llama-2-70B decode at batch 1: 80 layers * 2 + 1 (embedding) all-reduces, plus one logits gather.
 
-    Each sends 2 * 7/8 * (1 * 8192 * 2 B) = 28,672 B per device over NVLink (450 GB/s one way):
-    63.7 ns at spec bandwidth; the expected estimate adds 8 us latency per all-reduce.
+    Each all-reduce sends 2 * 7/8 * (1 * 8192 * 2 B) = 28,672 B per device over NVLink (450 GB/s one
+    way): 63.7 ns at spec bandwidth; the expected estimate adds 8 us latency per collective. The
+    logits gather sends 7/8 * 1 * 32000 * 2 B = 56,000 B.
     """
     s = scenario("h100-sxm", "llama-2-70b", tp=8, prompt=128, output=2)
     ops = build_ops(s, "decode", batch=1, context=129)
-    collectives = [op for op in ops if op.kind == "collective"]
-    assert sum(op.count for op in collectives) == 161
-    assert all(op.comm_bytes == 28_672 for op in collectives)
+    reduces = [op for op in ops if op.name.startswith("all-reduce")]
+    gathers = [op for op in ops if op.name == "all-gather (logits)"]
+    assert sum(op.count for op in reduces) == 161
+    assert all(op.comm_bytes == 28_672 for op in reduces)
+    assert [op.comm_bytes for op in gathers] == [56_000]
     bound = ceilings(s.hardware, "bf16", "bound")
     assert bound.link_bw_bytes_per_s == 450e9
     e_bound, e_expected = estimate(s, "bound"), estimate(s, "expected")
+    assert e_bound.decode.phase.comm_s == pytest.approx((161 * 28_672 + 56_000) / 450e9)
     assert e_expected.decode.phase.comm_s == pytest.approx(e_bound.decode.phase.comm_s / 0.8)
-    assert e_expected.decode.phase.overhead_s >= 161 * 8e-6
+    assert e_expected.decode.phase.overhead_s >= 162 * 8e-6
+
+
+def test_gpt_oss_experts_are_mxfp4_the_rest_bf16():
+    """gpt-oss-120b ships MXFP4 experts (4.25 bits) and bf16 attention, router, embedding and head.
+
+    Routed experts: 36 layers * 128 experts * (3 * 2880 * 2880 + 2 * 2880 + 2880) params =
+    114,714,470,400 params -> * 4.25 / 8 B; the other 2,114,594,496 params at 2 B.
+    """
+    s = scenario("h100-sxm", "gpt-oss-120b", weights="bf16")
+    from dataclasses import replace
+
+    s = replace(s, precisions=replace(s.precisions, expert_weights="fp4"))
+    experts = s.model.routed_expert_params_total()
+    assert experts == 36 * 128 * (3 * 2880 * 2880 + 3 * 2880)
+    rest = s.model.params - experts
+    assert memory_footprint(s).weights_bytes == pytest.approx(experts * 4.25 / 8 + rest * 2)
 
 
 def test_ridge_and_compute_dtype():
@@ -241,3 +261,15 @@ def test_flash_attention_removes_the_score_round_trip():
     assert extra == pytest.approx(32 * 4 * score_bytes_per_layer, rel=0.02)
     assert unfused.prefill.time_s > fused.prefill.time_s
     assert math.isclose(unfused.decode.step_time_s, fused.decode.step_time_s, rel_tol=0.05)
+
+
+def test_decode_phase_totals_cover_every_step():
+    """Llama-3.1-8B, P = 1024, G = 257: the decode phase is 256 steps, so its weight bytes are 256 x one
+    step's, and its memory bytes are the sum of the parts (weights + KV + activations)."""
+    s = scenario("h100-sxm", "llama-3.1-8b", prompt=1024, output=257)
+    phase = estimate(s, "bound").decode.phase
+    one_step = _bound_decode(s, 1, 1025)
+    assert phase.weight_bytes == pytest.approx(256 * one_step.weight_bytes)
+    parts = phase.weight_bytes + phase.kv_read_bytes + phase.kv_write_bytes + phase.activation_bytes
+    assert phase.memory_bytes == pytest.approx(parts)
+    assert phase.time_s == pytest.approx(256 * estimate(s, "bound").decode.step_time_s)

@@ -14,23 +14,33 @@ from textual.reactive import reactive
 from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
 from roofline.models.errors import ModelInputError
+from roofline.models.history import METRIC_LABELS, default_endpoints, metric_value
 from roofline.presets import load_catalog
 from roofline.presets.loader import PresetCatalog, PresetFileError
 
-from .charts import BatchSweepChart, ContextSweepChart, MemoryChart, RooflineChart, roofline_points
+from .charts import (
+    BatchSweepChart,
+    ContextSweepChart,
+    HistoryGrowthChart,
+    HistoryRidgeChart,
+    MemoryChart,
+    RooflineChart,
+    roofline_points,
+)
 from .commands import ScenarioCommands
 from .dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .formatting import duration, gib, si
 from .headline import Headline, Metric, Verdict
+from .history_charts import callout_lines, history_data
 from .panes import BatchingPane, HardwarePane, WorkloadPane
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
 
 NARROW_WIDTH = 100
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
-VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare")
+VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
 INT_FIELDS = {"batch", "prompt_tokens", "output_tokens", "tp", "pp", "shown_context"}
 FLOAT_FIELDS = {"kv_compression_ratio", "mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
                 "price_per_device_hour"}
@@ -99,6 +109,16 @@ class RooflineApp(App):
                         yield Static("select an op to see its formulas", id="op-formula")
                     with TabPane("6 Compare", id="compare"):
                         yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+                    with TabPane("7 History", id="history"):
+                        with Horizontal(id="history-controls"):
+                            yield Select([(label, m) for m, label in METRIC_LABELS.items()], value="bf16",
+                                         allow_blank=False, id="history-metric", compact=True)
+                            vendors = sorted({hw.vendor for hw in self.catalog.hardware.values()})
+                            yield Select([("all vendors", "all"), *((v, v) for v in vendors)], value="all",
+                                         allow_blank=False, id="history-vendor", compact=True)
+                        yield HistoryGrowthChart(id="history-growth")
+                        yield HistoryRidgeChart(id="history-ridge")
+                        yield Static(id="history-callout")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -150,7 +170,7 @@ class RooflineApp(App):
         if w is None:
             return
         if isinstance(w, Select):
-            if value is None and field == "weights":
+            if value is None and field in ("weights", "activations"):
                 value = "auto"
             if value not in (v for _, v in w._options):  # a config.json path typed elsewhere
                 w.set_options([*((label, v) for label, v in w._options), (str(value), value)])
@@ -206,7 +226,7 @@ class RooflineApp(App):
     def _select_changed(self, event: Select.Changed) -> None:
         field = event.select.id or ""
         value = event.value
-        if field == "weights" and value == "auto":
+        if field in ("weights", "activations") and value == "auto":
             value = None
         if field in ("hardware_id", "model_ref", "weights", "activations", "kv"):
             self.form = replace(self.form, **{field: value})
@@ -286,6 +306,34 @@ class RooflineApp(App):
             self._draw_ops(r)
         elif view == "compare":
             self._draw_compare(r)
+        elif view == "history":
+            self._draw_history(r)
+
+    def _draw_history(self, r: ExplorerResults) -> None:
+        """Datacenter parts of the chosen vendors (and the selected device), vs the K20X baseline."""
+        metric = self._w("#history-metric", Select).value
+        vendor = self._w("#history-vendor", Select).value
+        current = r.scenario.hardware
+        devices = [hw for hw in self.catalog.hardware.values()
+                   if (hw.category == "datacenter" or hw.id == current.id) and vendor in ("all", hw.vendor)]
+        first, last = default_endpoints(self.catalog.hardware.values())
+        baseline = self.catalog.hardware[first]
+        if metric_value(baseline, metric) is None:
+            candidates = sorted((hw for hw in devices if metric_value(hw, metric)), key=lambda hw: hw.year)
+            if not candidates:
+                self._w("#history-callout", Static).update(f"no device here has a {METRIC_LABELS[metric]} peak")
+                return
+            baseline = candidates[0]
+        data = history_data(devices or [current], metric, baseline, self.catalog.hardware[last], current.id)
+        self._w("#history-growth", HistoryGrowthChart).show(data)
+        self._w("#history-ridge", HistoryRidgeChart).show(data)
+        self._w("#history-callout", Static).update("\n".join(callout_lines(data)))
+
+    @on(Select.Changed, "#history-metric, #history-vendor")
+    def _history_filter_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if self.results is not None:
+            self._draw_history(self.results)
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
         hw, m, c = r.scenario.hardware, r.scenario.model, r.spec

@@ -241,3 +241,21 @@ class MemoryChart(_Chart):
         verdict = "DOES NOT FIT" if over else "fits"
         plt.title(f"memory per device (GiB): {total:,.1f} of {capacity_gib:,.1f} - {verdict}")
         plt.xlabel("GiB")
+
+
+class HistoryGrowthChart(_Chart):
+    """Compute and bandwidth growth since 2011, normalised to a baseline device."""
+
+    def draw(self, data) -> None:
+        from .history_charts import draw_growth
+
+        draw_growth(self.plt, data)
+
+
+class HistoryRidgeChart(_Chart):
+    """The ridge point per device and year."""
+
+    def draw(self, data) -> None:
+        from .history_charts import draw_ridge
+
+        draw_ridge(self.plt, data)

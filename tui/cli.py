@@ -25,7 +25,7 @@ DEFAULTS = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "batch": 1, "prompt
 FIELD_TO_FLAG = {
     "batch_size": "--batch", "prompt_tokens": "--prompt", "output_tokens": "--output", "tp": "--tp",
     "pp": "--pp", "weights": "--weights", "activations": "--activations", "kv": "--kv", "hardware": "--hardware",
-    "kv_compression_ratio": "--kv-compression",
+    "kv_compression_ratio": "--kv-compression", "expert_weights": "--expert-weights",
 }
 
 
@@ -111,8 +111,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--weights", type=_dtype(WEIGHT_BITS_PER_ELEMENT), default=None,
                         help=f"weight format ({' '.join(WEIGHT_BITS_PER_ELEMENT)}); "
                         "default: the model's released format, else bf16")
-    report.add_argument("--activations", type=_dtype(ACTIVATION_BITS_PER_ELEMENT), default="bf16",
-                        help=f"activation format ({' '.join(ACTIVATION_BITS_PER_ELEMENT)})")
+    report.add_argument("--expert-weights", type=_dtype(WEIGHT_BITS_PER_ELEMENT), default=None,
+                        help="routed MoE expert weight format; default: the model's released format, else --weights")
+    report.add_argument("--activations", type=_dtype(ACTIVATION_BITS_PER_ELEMENT), default=None,
+                        help=f"activation format ({' '.join(ACTIVATION_BITS_PER_ELEMENT)}); "
+                        "default: the model's released format, else bf16")
     report.add_argument("--kv", type=_dtype(KV_BITS_PER_ELEMENT), default="bf16",
                         help=f"KV-cache format ({' '.join(KV_BITS_PER_ELEMENT)})")
     report.add_argument("--kv-compression", type=_ratio, default=1.0, metavar="RATIO",
@@ -122,6 +125,19 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")
     report.add_argument("--no-ops", action="store_true", help="leave the per-op table out")
 
+    history = sub.add_parser("history", help="compute vs memory bandwidth since 2011, from the presets",
+                             formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    history.add_argument("--metric", choices=("fp64", "fp64-matrix", "fp32", "bf16", "fp8"), default="bf16",
+                         help="compute metric (bf16 = dense 16-bit tensor, FP32 for parts without)")
+    history.add_argument("--from", dest="from_id", metavar="ID", help="baseline device (default: k20x)")
+    history.add_argument("--to", dest="to_id", metavar="ID", help="endpoint device (default: h100-sxm)")
+    history.add_argument("--vendor", nargs="+", metavar="NAME", help="only these vendors (e.g. NVIDIA AMD)")
+    history.add_argument("--category", choices=("datacenter", "all"), default="datacenter",
+                         help="datacenter parts only, or consumer, workstation, edge and SoC parts too")
+    history.add_argument("--width", type=_whole("--width", 40, 400), default=100, help="chart width (columns)")
+    history.add_argument("--height", type=_whole("--height", 10, 200), default=24, help="chart height (rows)")
+    history.add_argument("--format", choices=("text", "json"), default="text")
+
     presets = sub.add_parser("presets", help="list hardware and model presets with their sources")
     presets.add_argument("kind", nargs="?", choices=("hardware", "models"), help="only this kind")
     presets.add_argument("--format", choices=("text", "json"), default="text")
@@ -130,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _scenario_from_args(args: argparse.Namespace):
     from roofline.models.errors import ModelInputError
-    from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
+    from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
     from roofline.presets import load_hardware, resolve_model
     from roofline.presets.loader import PresetFileError
 
@@ -150,8 +166,8 @@ def _scenario_from_args(args: argparse.Namespace):
         return Scenario(
             hardware=hardware,
             model=model,
-            precisions=Precisions(weights=args.weights or model.default_weights or "bf16",
-                                  activations=args.activations, kv=args.kv),
+            precisions=released_precisions(model, weights=args.weights, activations=args.activations, kv=args.kv,
+                                           expert_weights=args.expert_weights),
             batching=Batching(batch_size=args.batch, prompt_tokens=args.prompt, output_tokens=args.output,
                               flash_attention=args.flash_attention, kv_compression_ratio=args.kv_compression),
             parallelism=Parallelism(tp=args.tp, pp=args.pp),
@@ -226,7 +242,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_report(args)
         if args.command == "presets":
             return _run_presets(args)
-    except UsageError as err:
+        if args.command == "history":
+            from .history_cli import run_history
+
+            return run_history(args)
+    except (UsageError, ValueError) as err:
         print(f"roofline {args.command}: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `roofline report | head`

@@ -15,7 +15,7 @@ HELP_MARKDOWN = """\
 | --- | --- |
 | `+` / `-` | double / halve the batch |
 | `]` / `[` | double / halve the prompt (the context every step attends to) |
-| `1` .. `6` | Roofline, Batch, Context, Memory, Ops, Compare |
+| `1` .. `7` | Roofline, Batch, Context, Memory, Ops, Compare, History |
 | `a` | spec ceilings (bound) / achievable ceilings (expected) |
 | `i` | show / hide the input panes (on narrow terminals: inputs or results) |
 | `p` | pin the current scenario as a baseline (palette: clear baseline) |

@@ -57,7 +57,8 @@ class WorkloadPane(Vertical):
         weights = [("released format", "auto")] + [(d, d) for d in WEIGHT_BITS_PER_ELEMENT]
         yield _field("weights", Select(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
                                        compact=True))
-        yield _field("activations", Select([(d, d) for d in ACTIVATION_BITS_PER_ELEMENT], value=self._form.activations,
+        activations = [("released format", "auto")] + [(d, d) for d in ACTIVATION_BITS_PER_ELEMENT]
+        yield _field("activations", Select(activations, value=self._form.activations or "auto",
                                            allow_blank=False, id="activations", compact=True))
         yield _field("KV cache", Select([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
                                         id="kv", compact=True))

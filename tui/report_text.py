@@ -26,7 +26,9 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
     crossover = r["compute_bound_batch"]
     return [
         f"{m['name']} on {hw['devices']} x {hw['name']} (tp {hw['tp']}, pp {hw['pp']})",
-        f"weights {p['weights']}, activations {p['activations']}, kv {p['kv']}; compute at "
+        f"weights {p['weights']}"
+        + (f" (experts {p['expert_weights']})" if p.get("expert_weights") not in (None, p["weights"]) else "")
+        + f", activations {p['activations']}, kv {p['kv']}; compute at "
         f"{hw['compute_dtype']} peak {si(hw['peak_flops_per_s'], 'FLOP/s')}, "
         f"bandwidth {si(hw['mem_bw_bytes_per_s'], 'B/s')}, ridge {hw['ridge_flops_per_byte']:.0f} FLOP/B",
         f"batch {b['batch']}, prompt {b['prompt_tokens']}, output {b['output_tokens']} tokens, "

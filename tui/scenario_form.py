@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 
 from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
-from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
+from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
 from roofline.presets import resolve_model
 from roofline.presets.loader import PresetCatalog, PresetFileError
 
@@ -34,7 +34,7 @@ class ScenarioForm:
     hardware_id: str = DEFAULT_HARDWARE
     model_ref: str = DEFAULT_MODEL
     weights: str | None = None  # None: the model's released format, else bf16
-    activations: str = "bf16"
+    activations: str | None = None  # None: the model's released format, else bf16
     kv: str = "bf16"
     batch: int = 1
     prompt_tokens: int = 1024
@@ -88,8 +88,7 @@ def build_scenario(form: ScenarioForm, catalog: PresetCatalog) -> Scenario:
         except PresetFileError as err:
             raise FormError("model_ref", str(err)) from None
     try:
-        precisions = Precisions(weights=form.weights or model.default_weights or "bf16",
-                                activations=form.activations, kv=form.kv)
+        precisions = released_precisions(model, weights=form.weights, activations=form.activations, kv=form.kv)
         hardware = _with_overrides(hardware, form, precisions.compute_dtype)
         return Scenario(
             hardware=hardware,
