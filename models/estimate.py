@@ -10,10 +10,11 @@ Ops run one after another, so a pass takes the sum over ops of count * time.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from .dtypes import WEIGHT_BITS_PER_ELEMENT
 from .hardware import Hardware
 from .ops import Number, Op
 
@@ -34,7 +35,28 @@ DEFAULT_KERNEL_OVERHEAD_S = 4e-6
 DEFAULT_NVLINK_COLLECTIVE_LATENCY_S = 8e-6
 DEFAULT_PCIE_COLLECTIVE_LATENCY_S = 40e-6
 
+# Weight-only quantised GEMMs dequantise in the kernel and stream their (fewer) bytes more
+# slowly than 16-bit weights: gpt-fast's A100 Llama-2-7B figures (README, measured-dev
+# GF-01..03) give effective weight bandwidth 1397 GB/s at bf16, 1069 GB/s at int8 (0.765 of it)
+# and 863 GB/s at int4 (0.617). Applied to every format that is not a native operand of the
+# kernel: 8-bit and wider at 0.765, narrower at 0.617.
+WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT = 1069.20 / 1397.31
+WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT = 862.69 / 1397.31
+
 ESTIMATES = ("bound", "expected")
+
+
+def weight_only_efficiency(weight_dtype: str, compute_dtype: str) -> float:
+    """Streaming efficiency of a GEMM whose weights are stored as ``weight_dtype``.
+
+    1.0 when the weights are a native operand of the kernel (16/32-bit, or the compute dtype
+    itself); otherwise the weight-only rate for 8-bit or narrower formats.
+    """
+    if weight_dtype == compute_dtype or weight_dtype in ("fp32", "bf16", "fp16"):
+        return 1.0
+    if WEIGHT_BITS_PER_ELEMENT[weight_dtype] >= 8:
+        return WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT
+    return WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -49,6 +71,8 @@ class Ceilings:
     link_bw_bytes_per_s: float
     kernel_overhead_s: float
     collective_latency_s: float
+    # weight dtype -> streaming efficiency of its GEMMs (1.0 where absent)
+    weight_stream_efficiency: dict[str, float] = field(default_factory=dict)
     spec_matmul_flops_per_s: float
     spec_mem_bw_bytes_per_s: float
 
@@ -76,6 +100,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
     if estimate != "expected":
         raise ValueError(f"estimate must be one of {ESTIMATES}, not {estimate!r}")
     matmul_fraction = hw.achievable_matmul_fraction.get(used_dtype) or DEFAULT_MATMUL_FRACTION
+    efficiency = {d: weight_only_efficiency(d, compute_dtype) for d in WEIGHT_BITS_PER_ELEMENT}
     mem_fraction = hw.achievable_mem_bw_fraction or DEFAULT_MEM_BW_FRACTION
     return Ceilings(
         name="expected", compute_dtype=used_dtype,
@@ -86,6 +111,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
         kernel_overhead_s=DEFAULT_KERNEL_OVERHEAD_S,
         collective_latency_s=_collective_latency_s(hw),
         spec_matmul_flops_per_s=spec_peak, spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
+        weight_stream_efficiency={d: e for d, e in efficiency.items() if e < 1.0},
     )
 
 
@@ -117,7 +143,9 @@ def time_op(op: Op, c: Ceilings) -> OpTiming:
                         time_s=comm_s + overhead)
     peak = c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
     compute_s = op.flops / peak
-    memory_s = op.memory_bytes / c.mem_bw_bytes_per_s
+    efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
+    memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
+    memory_s = memory_bytes / c.mem_bw_bytes_per_s
     return OpTiming(op=op, compute_s=compute_s, memory_s=memory_s, comm_s=0.0, overhead_s=c.kernel_overhead_s,
                     time_s=np.maximum(compute_s, memory_s) + c.kernel_overhead_s)
 

@@ -41,6 +41,9 @@ class Hardware:
     interconnect_bw_bytes_per_s: float = 0.0
     interconnect_latency_s: float | None = None
     l2_cache_bytes: float | None = None
+    # Dual-die boards (K80, MI250X) are one preset, but each die is its own device to the runtime;
+    # the figures here are per device (the loader divides package figures by this count).
+    devices_per_package: int = 1
     tdp_w: float | None = None
     achievable_mem_bw_fraction: float | None = None
     achievable_matmul_fraction: dict[str, float] = field(default_factory=dict)

@@ -32,12 +32,19 @@ CLAIM = {"text": "compute about 80x, bandwidth about 17x (2012 to 2022)", "compu
 
 
 def metric_value(hw: Hardware, metric: str) -> tuple[float, str] | None:
-    """(peak FLOP/s, the preset key it came from) or None when the device has no such peak."""
+    """(peak FLOP/s of the product as sold, the preset key) or None when it has no such peak.
+
+    History compares products as their vendors list them, so dual-die boards count both dies.
+    """
     for key in METRICS[metric]:
         value = hw.dense_peak_flops_per_s.get(key)
         if value:
-            return value, key
+            return value * hw.devices_per_package, key
     return None
+
+
+def package_bandwidth_bytes_per_s(hw: Hardware) -> float:
+    return hw.mem_bw_bytes_per_s * hw.devices_per_package
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -59,7 +66,7 @@ def growth(a: Hardware, b: Hardware, metric: str) -> Growth | None:
     if va is None or vb is None:
         return None
     return Growth(from_id=a.id, to_id=b.id, metric=metric, compute_x=vb[0] / va[0],
-                  bandwidth_x=b.mem_bw_bytes_per_s / a.mem_bw_bytes_per_s)
+                  bandwidth_x=package_bandwidth_bytes_per_s(b) / package_bandwidth_bytes_per_s(a))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,7 +94,7 @@ def _per_2y(years: np.ndarray, values: np.ndarray) -> float:
 
 def trend(devices: Iterable[Hardware], metric: str) -> Trend | None:
     """Log-linear fit over the devices that have the metric (needs two distinct years)."""
-    rows = [(hw.year, v[0], hw.mem_bw_bytes_per_s) for hw in devices if (v := metric_value(hw, metric))]
+    rows = [(hw.year, v[0], package_bandwidth_bytes_per_s(hw)) for hw in devices if (v := metric_value(hw, metric))]
     years = np.array([r[0] for r in rows], dtype=float)
     if len(rows) < 2 or np.unique(years).size < 2:
         return None
@@ -101,7 +108,7 @@ def trend(devices: Iterable[Hardware], metric: str) -> Trend | None:
 
 def ridge_flops_per_byte(hw: Hardware) -> float | None:
     v = metric_value(hw, "bf16")
-    return None if v is None else v[0] / hw.mem_bw_bytes_per_s
+    return None if v is None else v[0] / package_bandwidth_bytes_per_s(hw)
 
 
 def closest_pairs_to_claim(devices: Iterable[Hardware], metric: str, *, from_years=(2011, 2013),

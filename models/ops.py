@@ -62,6 +62,7 @@ class Op:
     kv_read_bytes: Number = 0.0
     kv_write_bytes: Number = 0.0
     comm_bytes: Number = 0.0
+    weight_dtype: str = ""  # storage format of weight_bytes (for dequantisation costs)
     # the sizes the formulas above were evaluated with (T, K, N, b_w, ...), for explanations
     dims: tuple[tuple[str, float], ...] = ()
 
@@ -81,6 +82,8 @@ class _Sizes:
 
     b_w: float
     b_we: float  # routed-expert weights
+    w_dtype: str
+    we_dtype: str
     b_a: float
     b_kv: float
     tp: int
@@ -112,6 +115,7 @@ def _matmul(phase: str, name: str, count: int, tokens: Number, k: float, n: floa
         flops=2.0 * tokens * k * n,
         weight_bytes=weight_matrices * k * n * s.b_w,
         activation_bytes=tokens * (k + n) * s.b_a,
+        weight_dtype=s.w_dtype,
         dims=(("T", tokens), ("K", k), ("N", n), ("b_w", s.b_w), ("b_a", s.b_a)),
     )
 
@@ -209,7 +213,7 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
     ]
     if phase == "prefill":
         ops.append(_matmul(phase, "kv_b_proj (decompress)", count, tokens, r_kv, hq * (nope + dv), s))
-        mha = _Sizes(s.b_w, s.b_we, s.b_a, s.b_kv, s.tp, hq, hq, H)
+        mha = _Sizes(s.b_w, s.b_we, s.w_dtype, s.we_dtype, s.b_a, s.b_kv, s.tp, hq, hq, H)
         attn = _gqa_attention(phase, count, batch, context, prompt, None, flash,
                               _with_head_dims(m, nope + rope, dv), mha)
         # the cache stores the latent, not the decompressed heads
@@ -285,11 +289,11 @@ def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes
         _matmul(phase, "router", count, tokens, H, moe.num_experts, s),
         Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
            flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_we,
-           activation_bytes=routed * (H + 2 * width) * s.b_a),
+           activation_bytes=routed * (H + 2 * width) * s.b_a, weight_dtype=s.we_dtype),
         _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s),
         Op(phase=phase, name="experts down", kind="matmul", count=count,
            flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_we,
-           activation_bytes=routed * (width + H) * s.b_a),
+           activation_bytes=routed * (width + H) * s.b_a, weight_dtype=s.we_dtype),
     ]
     if moe.shared_intermediate_size:
         ops += _mlp(phase, count, tokens, moe.shared_intermediate_size, "shared expert", s)
@@ -357,6 +361,8 @@ def sizes_for(scenario: Scenario) -> _Sizes:
     return _Sizes(
         b_w=weight_bytes_per_param(p.weights),
         b_we=weight_bytes_per_param(p.expert_weights_or_weights),
+        w_dtype=p.weights,
+        we_dtype=p.expert_weights_or_weights,
         b_a=activation_bytes_per_element(p.activations),
         b_kv=kv_bytes_per_element(p.kv) / ratio,
         tp=tp,

@@ -29,6 +29,7 @@ _HW_REQUIRED = ("name", "vendor", "year", "mem_bw_gb_per_s", "source", "dense_pe
 _HW_OPTIONAL = (
     "id", "category", "memory_type", "memory_capacity_gib", "memory_capacity_gb", "interconnect",
     "interconnect_bw_gb_per_s", "interconnect_latency_us", "l2_cache_mb", "tdp_w", "notes", "achievable",
+    "devices_per_package",
     "sources",
 )
 _ACHIEVABLE_KEYS = (
@@ -179,6 +180,12 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     if mem_fraction is not None and mem_fraction > 1:
         raise doc.fail("achievable.mem_bw_fraction", f"must be a fraction in (0, 1], got {mem_fraction!r}")
     latency_us = doc.number(d, "interconnect_latency_us", "interconnect_latency_us", required=False)
+    per_package = d.get("devices_per_package", 1)
+    if isinstance(per_package, bool) or not isinstance(per_package, int) or not 1 <= per_package <= 8:
+        raise doc.fail("devices_per_package", f"must be a whole number from 1 to 8, got {per_package!r}")
+    # presets give package totals; the model works per device the runtime sees
+    capacity /= per_package
+    peaks = {k: v / per_package for k, v in peaks.items()}
     l2_mb = doc.number(d, "l2_cache_mb", "l2_cache_mb", required=False)
     sources = {k: str(v) for k, v in doc.table("sources", required=False).items()}
     for key in ("mem_bw_source", "matmul_source", "fp8_matmul_source"):
@@ -193,7 +200,8 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
         memory_type=doc.string("memory_type", required=False),
         memory_capacity_bytes=capacity,
         memory_capacity_unit=unit,
-        mem_bw_bytes_per_s=doc.number(d, "mem_bw_gb_per_s", "mem_bw_gb_per_s") * 1e9,
+        mem_bw_bytes_per_s=doc.number(d, "mem_bw_gb_per_s", "mem_bw_gb_per_s") * 1e9 / per_package,
+        devices_per_package=per_package,
         dense_peak_flops_per_s=peaks,
         interconnect=doc.string("interconnect", required=False),
         interconnect_bw_bytes_per_s=(doc.number(d, "interconnect_bw_gb_per_s", "interconnect_bw_gb_per_s",

@@ -138,6 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--height", type=_whole("--height", 10, 200), default=24, help="chart height (rows)")
     history.add_argument("--format", choices=("text", "json"), default="text")
 
+    validate = sub.add_parser("validate", help="compare expected and bound with published measurements (CSV)")
+    validate.add_argument("file", metavar="FILE", help="CSV: id, hardware, tp, pp, model, weights, kv, batch, prompt, "
+                          "output, metric, value")
+    validate.add_argument("--format", choices=("text", "json"), default="text")
+
     presets = sub.add_parser("presets", help="list hardware and model presets with their sources")
     presets.add_argument("kind", nargs="?", choices=("hardware", "models"), help="only this kind")
     presets.add_argument("--format", choices=("text", "json"), default="text")
@@ -242,6 +247,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_report(args)
         if args.command == "presets":
             return _run_presets(args)
+        if args.command == "validate":
+            from .validate_cli import run_validate
+
+            return run_validate(args)
         if args.command == "history":
             from .history_cli import run_history
 

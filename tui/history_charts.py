@@ -20,6 +20,7 @@ from roofline.models.history import (
     closest_pairs_to_claim,
     growth,
     metric_value,
+    package_bandwidth_bytes_per_s,
     ridge_flops_per_byte,
     trend,
 )
@@ -70,7 +71,8 @@ def draw_growth(plt, data: HistoryData) -> None:
         return
     years = [hw.year for hw in data.devices]
     compute = [math.log10(metric_value(hw, data.metric)[0] / base[0]) for hw in data.devices]
-    bandwidth = [math.log10(hw.mem_bw_bytes_per_s / data.baseline.mem_bw_bytes_per_s) for hw in data.devices]
+    bandwidth = [math.log10(package_bandwidth_bytes_per_s(hw) / package_bandwidth_bytes_per_s(data.baseline))
+                 for hw in data.devices]
     plt.scatter(years, compute, marker="c", color="red", label=f"compute ({data.metric})")
     plt.scatter(years, bandwidth, marker="b", color="cyan", label="memory bandwidth")
     if data.trend is not None:

@@ -7,7 +7,13 @@ import os
 import sys
 from argparse import Namespace
 
-from roofline.models.history import METRIC_LABELS, default_endpoints, metric_value, ridge_flops_per_byte
+from roofline.models.history import (
+    METRIC_LABELS,
+    default_endpoints,
+    metric_value,
+    package_bandwidth_bytes_per_s,
+    ridge_flops_per_byte,
+)
 from roofline.presets import load_catalog
 
 from .history_charts import callout_lines, draw_growth, draw_ridge, history_data
@@ -63,8 +69,9 @@ def _json(data) -> dict:
     devices = []
     for hw in data.devices:
         entry = {"id": hw.id, "name": hw.name, "vendor": hw.vendor, "year": hw.year, "category": hw.category,
-                 "source": hw.source, "mem_bw_bytes_per_s": hw.mem_bw_bytes_per_s,
-                 "memory_capacity_bytes": hw.memory_capacity_bytes,
+                 "source": hw.source, "mem_bw_bytes_per_s": package_bandwidth_bytes_per_s(hw),
+                 "memory_capacity_bytes": hw.memory_capacity_bytes * hw.devices_per_package,
+                 "devices_per_package": hw.devices_per_package,
                  "ridge_flops_per_byte": ridge_flops_per_byte(hw)}
         for metric in ("fp64", "fp64-matrix", "fp32", "bf16", "fp8"):
             value = metric_value(hw, metric)
