@@ -225,3 +225,22 @@ async def test_help_screen_opens_and_closes():
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ != "HelpScreen"
+
+
+async def test_compare_add_and_remove():
+    app = _app(hardware_id="gh200")
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("6")
+        await pilot.pause()
+        table = app.query_one("#compare-table", DataTable)
+        before = table.row_count
+        app.action_compare_add()
+        await pilot.pause()
+        assert "gh200" in app.compare_ids
+        table.focus()
+        table.move_cursor(row=1)
+        removed = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        await pilot.press("x")
+        await pilot.pause()
+        assert removed not in app.compare_ids
+        assert table.row_count == before - 1

@@ -62,6 +62,7 @@ class RooflineApp(App):
         Binding("p", "pin_baseline", "pin baseline", id="baseline.pin"),
         Binding("a", "toggle_achievable", "spec/achievable", id="ceilings.toggle"),
         Binding("i", "toggle_inputs", "inputs", id="inputs.toggle"),
+        Binding("x", "compare_remove", "remove from compare", show=False, id="compare.remove"),
         Binding("question_mark", "help", "keys", id="help"),
         Binding("ctrl+s", "screenshot_svg", "screenshot", id="screenshot"),
         Binding("q", "quit", "quit", id="quit"),
@@ -439,7 +440,7 @@ class RooflineApp(App):
                 s = build_scenario(replace(self.form, hardware_id=hw_id), self.catalog)
                 other = compute_results(s, self.shown_context)
             except (FormError, ModelInputError) as err:
-                table.add_row(hw_id, "-", "-", "-", "-", f"n/a: {err}", "-", "-")
+                table.add_row(hw_id, "-", "-", "-", "-", f"n/a: {err}", "-", "-", key=hw_id)
                 continue
             e = other.chosen(self.achievable)
             cost = "-"
@@ -449,7 +450,7 @@ class RooflineApp(App):
             marker = "> " if hw_id == r.scenario.hardware.id else "  "
             table.add_row(marker + s.hardware.name, f"{e.decode.tokens_per_s_per_seq:,.1f}",
                           f"{e.decode.tokens_per_s:,.0f}", duration(e.ttft_s), f"{e.decode.phase.idle_core_pct:.1f}",
-                          "yes" if other.memory.fits else "NO", f"{other.memory.max_batch:,}", cost)
+                          "yes" if other.memory.fits else "NO", f"{other.memory.max_batch:,}", cost, key=hw_id)
 
     # ---- actions -------------------------------------------------------------------------------
     def action_scale_batch(self, factor: float) -> None:
@@ -484,6 +485,18 @@ class RooflineApp(App):
         if self.results is not None and self.results.scenario.hardware.id not in self.compare_ids:
             self.compare_ids.append(self.results.scenario.hardware.id)
         self.action_show_view("compare")
+
+    def action_compare_remove(self) -> None:
+        """Drop the highlighted device from the Compare view (the current hardware always stays)."""
+        if self._w("#views", TabbedContent).active != "compare":
+            return
+        table = self._w("#compare-table", DataTable)
+        if not table.row_count:
+            return
+        hw_id = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if hw_id in self.compare_ids:
+            self.compare_ids.remove(hw_id)
+            self._draw_view("compare")
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

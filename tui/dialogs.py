@@ -19,6 +19,7 @@ HELP_MARKDOWN = """\
 | `a` | spec ceilings (bound) / achievable ceilings (expected) |
 | `i` | show / hide the input panes (on narrow terminals: inputs or results) |
 | `p` | pin the current scenario as a baseline (palette: clear baseline) |
+| `x` | in Compare: remove the highlighted device (palette: "compare: add current hardware") |
 | `ctrl+p` | command palette: hardware, model, precisions, save/load, compare |
 | `ctrl+s` | save an SVG screenshot in the current folder |
 | `?` | this help |
