@@ -64,6 +64,20 @@ def _ratio(text: str) -> float:
     return value
 
 
+def _positive(flag: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+        return value
+
+    parse.__name__ = flag
+    return parse
+
+
 def _dtype(table: dict[str, float]):
     def parse(text: str) -> str:
         value = text.lower()
@@ -143,6 +157,21 @@ def build_parser() -> argparse.ArgumentParser:
                           "output, metric, value")
     validate.add_argument("--format", choices=("text", "json"), default="text")
 
+    calibrate = sub.add_parser("calibrate", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+                               help="back-solve this box's efficiency from a measured decode speed")
+    for flag in ("--hardware", "--model", "--batch", "--prompt", "--output", "--tp", "--pp", "--weights",
+                 "--activations", "--kv"):
+        action = next(a for a in report._actions if flag in a.option_strings)
+        calibrate.add_argument(flag, type=action.type, default=action.default, metavar=action.metavar,
+                               help=action.help)
+    measured = calibrate.add_mutually_exclusive_group(required=True)
+    measured.add_argument("--measured-tokens-per-s", type=_positive("--measured-tokens-per-s"), metavar="X",
+                          help="measured decode tokens/s per sequence (1 / inter-token latency)")
+    measured.add_argument("--measured-itl-ms", type=_positive("--measured-itl-ms"), metavar="MS",
+                          help="measured inter-token latency (mean decode step), ms")
+    calibrate.add_argument("--save", action="store_true", help="store the result in a user hardware preset")
+    calibrate.add_argument("--force", action="store_true", help="with --save: replace an existing user preset")
+
     presets = sub.add_parser("presets", help="list hardware and model presets with their sources")
     presets.add_argument("kind", nargs="?", choices=("hardware", "models"), help="only this kind")
     presets.add_argument("--format", choices=("text", "json"), default="text")
@@ -200,6 +229,32 @@ def _run_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_calibrate(args: argparse.Namespace) -> int:
+    from roofline.models.calibration import calibrate
+
+    args.expert_weights, args.kv_compression, args.flash_attention = None, 1.0, True
+    scenario = _scenario_from_args(args)
+    step_s = args.measured_itl_ms / 1e3 if args.measured_itl_ms else 1.0 / args.measured_tokens_per_s
+    result = calibrate(scenario, step_s)
+    print(f"{scenario.model.name} on {scenario.hardware.name}: measured step {step_s * 1e3:.3f} ms, "
+          f"expected before {result.expected_step_s_before * 1e3:.3f} ms")
+    if result.value is None:
+        print(f"no calibration: {result.reason}")
+        return 1
+    print(f"{result.parameter} that reproduces it: {result.value:.3f}")
+    if args.save:
+        from roofline.presets.user_presets import save_calibrated_hardware
+
+        note = f"measured decode step {step_s * 1e3:.3f} ms for {scenario.model.id} batch {args.batch}"
+        try:
+            path = save_calibrated_hardware(scenario.hardware.id, {result.parameter: result.value}, note,
+                                            force=args.force)
+        except (FileExistsError, OSError) as err:
+            raise UsageError(f"--save: {err}") from None
+        print(f"saved: {path}")
+    return 0
+
+
 def _run_presets(args: argparse.Namespace) -> int:
     from roofline.presets import load_catalog
 
@@ -247,6 +302,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_report(args)
         if args.command == "presets":
             return _run_presets(args)
+        if args.command == "calibrate":
+            return _run_calibrate(args)
         if args.command == "validate":
             from .validate_cli import run_validate
 
