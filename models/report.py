@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .estimate import ESTIMATES, ceilings, time_op
+from .gap import decode_gap
 from .inference import Estimate, compute_bound_batch, decode_contexts, estimate, mean_decode_context
 from .memory import memory_footprint
 from .ops import build_ops
@@ -96,6 +97,12 @@ def _ops(scenario: Scenario) -> list[dict[str, Any]]:
     return rows
 
 
+def _gap_dict(scenario: Scenario) -> dict[str, Any]:
+    bound_step, terms, expected_step = decode_gap(scenario)
+    return {"bound_step_s": bound_step, "expected_step_s": expected_step,
+            "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
+
+
 def warnings_for(scenario: Scenario) -> list[str]:
     b, m = scenario.batching, scenario.model
     notes = []
@@ -166,6 +173,7 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
             "max_batch": mem.max_batch,
         },
         "compute_bound_batch": crossover,
+        "decode_gap": _gap_dict(scenario),
         "warnings": warnings_for(scenario),
     }
     for name in ESTIMATES:

@@ -63,6 +63,7 @@ class RooflineApp(App):
         Binding("a", "toggle_achievable", "spec/achievable", id="ceilings.toggle"),
         Binding("i", "toggle_inputs", "inputs", id="inputs.toggle"),
         Binding("x", "compare_remove", "remove from compare", show=False, id="compare.remove"),
+        Binding("g", "explain_gap", "bound vs expected", id="gap.explain"),
         Binding("question_mark", "help", "keys", id="help"),
         Binding("ctrl+s", "screenshot_svg", "screenshot", id="screenshot"),
         Binding("q", "quit", "quit", id="quit"),
@@ -497,6 +498,19 @@ class RooflineApp(App):
         if hw_id in self.compare_ids:
             self.compare_ids.remove(hw_id)
             self._draw_view("compare")
+
+    def action_explain_gap(self) -> None:
+        from roofline.models.gap import decode_gap
+
+        from .dialogs import GapScreen
+        from .report_text import gap_lines
+
+        if self.results is None:
+            return
+        bound_step, terms, expected_step = decode_gap(self.results.scenario)
+        gap = {"bound_step_s": bound_step, "expected_step_s": expected_step,
+               "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
+        self.push_screen(GapScreen(gap_lines(gap)))
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -22,6 +22,7 @@ HELP_MARKDOWN = """\
 | `x` | in Compare: remove the highlighted device (palette: "compare: add current hardware") |
 | `ctrl+p` | command palette: hardware, model, precisions, save/load, compare |
 | `ctrl+s` | save an SVG screenshot in the current folder |
+| `g` | why `expected` is slower than `bound`, term by term |
 | `?` | this help |
 | `q` | quit |
 
@@ -43,6 +44,22 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box", classes="dialog"):
             yield Markdown(HELP_MARKDOWN)
+
+
+class GapScreen(ModalScreen[None]):
+    """Why expected is slower than bound for the current scenario, term by term."""
+
+    BINDINGS = [Binding("escape,q,g", "dismiss", "close")]
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self._lines = lines
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(classes="dialog"):
+            yield Label("\n".join(self._lines), id="gap-text")
+            yield Label("The roofline cannot see these: every term is a documented assumption of `expected` "
+                        "(README, 'What the numbers mean'). Esc closes.")
 
 
 class PathScreen(ModalScreen[str | None]):

@@ -72,6 +72,7 @@ def render_text(r: dict[str, Any], *, show_ops: bool = True) -> str:
     lines.append(f"{'':{width}}  {'bound (spec)':>18}  {'expected':>18}")
     for label, fmt in _ROWS:
         lines.append(f"{label:{width}}  {fmt(r['bound']):>18}  {fmt(r['expected']):>18}")
+    lines += ["", *gap_lines(r["decode_gap"])]
     if show_ops and r.get("ops"):
         rows = [_OP_HEADER] + _op_rows(r)
         widths = [max(len(row[i]) for row in rows) for i in range(len(_OP_HEADER))]
@@ -82,12 +83,22 @@ def render_text(r: dict[str, Any], *, show_ops: bool = True) -> str:
     return "\n".join(lines)
 
 
+def gap_lines(gap: dict[str, Any]) -> list[str]:
+    """Why expected is slower than bound, for the mean decode step."""
+    lines = [f"why expected is slower (mean decode step): bound {duration(gap['bound_step_s'])}"]
+    for term in gap["terms"]:
+        lines.append(f"  + {term['label']:28} {duration(term['seconds']):>10}   ({term['detail']})")
+    lines.append(f"  = expected {duration(gap['expected_step_s'])}")
+    return lines
+
+
 def render_markdown(r: dict[str, Any]) -> str:
     lines = [f"## {r['model']['name']} on {r['hardware']['name']}", ""]
     lines += [f"- {line}" for line in _summary_lines(r)[1:] + _memory_lines(r)]
     lines += [f"- warning: {w}" for w in r["warnings"]]
     lines += ["", "| | bound (spec) | expected |", "| --- | ---: | ---: |"]
     lines += [f"| {label} | {fmt(r['bound'])} | {fmt(r['expected'])} |" for label, fmt in _ROWS]
+    lines += ["", "```", *gap_lines(r["decode_gap"]), "```"]
     if r.get("ops"):
         lines += ["", "| " + " | ".join(_OP_HEADER) + " |", "|" + " --- |" * len(_OP_HEADER)]
         lines += ["| " + " | ".join(row) + " |" for row in _op_rows(r)]

@@ -1,0 +1,68 @@
+"""Why ``expected`` is slower than ``bound``: the decode step gap, term by term (pure).
+
+Starting from the bound (spec ceilings, no fixed costs), each assumption of ``expected`` is
+switched on in turn and the mean decode step re-evaluated; the differences add up to the gap:
+achievable bandwidth and matmul rates, weight-only dequantisation, the per-kernel cost, the
+collective latency and link efficiency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .estimate import Ceilings, ceilings, pass_totals
+from .inference import decode_contexts
+from .ops import build_ops
+from .scenario import Scenario
+
+
+@dataclass(frozen=True, slots=True)
+class GapTerm:
+    label: str
+    seconds: float
+    detail: str
+
+
+def _mean_step_s(scenario: Scenario, c: Ceilings) -> float:
+    contexts = decode_contexts(scenario)
+    if contexts.size > 257:
+        contexts = np.linspace(contexts[0], contexts[-1], 257)
+    ops = build_ops(scenario, "decode", batch=scenario.batching.batch_size, context=contexts)
+    return float(np.mean(np.broadcast_to(pass_totals(ops, c).time_s, contexts.shape)))
+
+
+def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
+    """(bound step s, the terms in order, expected step s) for the mean decode step."""
+    dtype = scenario.precisions.compute_dtype
+    bound, expected = ceilings(scenario.hardware, dtype, "bound"), ceilings(scenario.hardware, dtype, "expected")
+    bw_share = expected.mem_bw_bytes_per_s / bound.mem_bw_bytes_per_s
+    matmul_share = expected.matmul_flops_per_s / bound.matmul_flops_per_s
+    used = (scenario.precisions.weights, scenario.precisions.expert_weights_or_weights)
+    dequant = ", ".join(f"{d} at {e:.1%}" for d, e in expected.weight_stream_efficiency.items() if d in used)
+    link_share = expected.link_bw_bytes_per_s / max(bound.link_bw_bytes_per_s, 1e-30)
+    stages = [
+        ("achievable rates", f"bandwidth {bw_share:.1%}, matmul {matmul_share:.1%} of spec",
+         replace(bound, mem_bw_bytes_per_s=expected.mem_bw_bytes_per_s, matmul_flops_per_s=expected.matmul_flops_per_s,
+                 vector_flops_per_s=expected.vector_flops_per_s)),
+        ("weight-only dequantisation", dequant or "none", None),
+        ("kernel fixed cost", f"{expected.kernel_overhead_s * 1e6:.1f} us per kernel", None),
+        ("collectives", f"{expected.collective_latency_s * 1e6:.0f} us latency, link at {link_share:.0%}", None),
+    ]
+    current = bound
+    previous = _mean_step_s(scenario, bound)
+    start = previous
+    terms = []
+    for label, detail, target in stages:
+        if label == "weight-only dequantisation":
+            target = replace(current, weight_stream_efficiency=expected.weight_stream_efficiency)
+        elif label == "kernel fixed cost":
+            target = replace(current, kernel_overhead_s=expected.kernel_overhead_s)
+        elif label == "collectives":
+            target = replace(current, collective_latency_s=expected.collective_latency_s,
+                             link_bw_bytes_per_s=expected.link_bw_bytes_per_s)
+        step = _mean_step_s(scenario, target)
+        terms.append(GapTerm(label, step - previous, detail))
+        previous, current = step, target
+    return start, terms, previous

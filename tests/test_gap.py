@@ -1,0 +1,43 @@
+"""The bound-to-expected gap, term by term."""
+
+from __future__ import annotations
+
+import pytest
+
+from roofline.models.gap import decode_gap
+from roofline.models.inference import estimate
+from roofline.tui.app import RooflineApp
+from roofline.tui.scenario_form import ScenarioForm
+
+from .conftest import scenario
+
+
+@pytest.mark.parametrize("kwargs", [{"tp": 4, "weights": "int4", "batch": 8}, {"batch": 1}, {"batch": 64, "pp": 2}])
+def test_terms_add_up_to_the_gap(kwargs):
+    s = scenario("h100-sxm", "llama-2-70b", prompt=512, output=129, **kwargs)
+    bound_step, terms, expected_step = decode_gap(s)
+    assert bound_step == pytest.approx(estimate(s, "bound").decode.step_time_s)
+    assert expected_step == pytest.approx(estimate(s, "expected").decode.step_time_s)
+    assert bound_step + sum(t.seconds for t in terms) == pytest.approx(expected_step)
+    assert all(t.seconds >= 0 for t in terms)
+
+
+def test_no_tp_means_no_collective_term():
+    """One device: no all-reduce, so the collectives term is zero; bf16 weights: no dequantisation."""
+    _, terms, _ = decode_gap(scenario("h100-sxm", "llama-3.1-8b"))
+    by_label = {t.label: t.seconds for t in terms}
+    assert by_label["collectives"] == 0 and by_label["weight-only dequantisation"] == 0
+    assert by_label["kernel fixed cost"] > 0
+
+
+async def test_g_explains_the_gap_in_the_explorer():
+    app = RooflineApp(ScenarioForm(tp=2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "GapScreen"
+        text = str(app.screen.query_one("#gap-text").render())
+        assert "kernel fixed cost" in text and "= expected" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert type(app.screen).__name__ != "GapScreen"
