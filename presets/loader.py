@@ -135,6 +135,14 @@ class _Doc:
             if key not in allowed:
                 raise self.fail(prefix + key, f"unknown key (allowed: {', '.join(allowed)})")
 
+    def check_schema(self, required: tuple[str, ...], optional: tuple[str, ...]) -> str:
+        """Unknown keys and missing required keys are errors; returns the preset id."""
+        self.check_keys(required + optional, self.data)
+        for key in required:
+            if key not in self.data:
+                raise self.fail(key, "missing")
+        return self.check_id()
+
     def check_id(self) -> str:
         stem = self.path.stem
         given = self.data.get("id", stem)
@@ -145,11 +153,7 @@ class _Doc:
 
 def _hardware_from_doc(doc: _Doc) -> Hardware:
     d = doc.data
-    doc.check_keys(_HW_REQUIRED + _HW_OPTIONAL, d)
-    for key in _HW_REQUIRED:
-        if key not in d:
-            raise doc.fail(key, "missing")
-    hw_id = doc.check_id()
+    hw_id = doc.check_schema(_HW_REQUIRED, _HW_OPTIONAL)
     year = d["year"]
     if isinstance(year, bool) or not isinstance(year, int) or not 1990 <= year <= 2100:
         raise doc.fail("year", f"must be a year between 1990 and 2100, got {year!r}")
@@ -219,11 +223,7 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
 
 def _model_from_doc(doc: _Doc) -> ModelArchitecture:
     d = doc.data
-    doc.check_keys(_MODEL_REQUIRED + _MODEL_OPTIONAL, d)
-    for key in _MODEL_REQUIRED:
-        if key not in d:
-            raise doc.fail(key, "missing")
-    model_id = doc.check_id()
+    model_id = doc.check_schema(_MODEL_REQUIRED, _MODEL_OPTIONAL)
     defaults = {}
     dtype_keys = (("default_weights", WEIGHT_BITS_PER_ELEMENT), ("default_expert_weights", WEIGHT_BITS_PER_ELEMENT),
                   ("default_activations", ACTIVATION_BITS_PER_ELEMENT))
@@ -292,6 +292,11 @@ def _load_one(kind: str, preset_id: str, user_dir: Path | None) -> Hardware | Mo
         if path.is_file():
             return load_preset_file(path, kind)
     raise KeyError(preset_id)
+
+
+def preset_ids(kind: str, user_dir: Path | None = None) -> list[str]:
+    """Every preset id of a kind (file names; cheap: nothing is parsed)."""
+    return sorted({path.stem for folder in _preset_dirs(kind, user_dir) for path in folder.glob("*.toml")})
 
 
 def load_hardware(hardware_id: str, user_dir: Path | None = None) -> Hardware:

@@ -178,24 +178,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _load_preset(flag: str, kind: str, ref: str, loader):
+    """A preset (or config.json) for a flag; unknown ids name the nearest valid ones."""
+    from difflib import get_close_matches
+
+    from roofline.presets.loader import PresetFileError, preset_ids
+
+    try:
+        return loader(ref)
+    except KeyError:
+        near = get_close_matches(ref, preset_ids(kind), n=3, cutoff=0.5)
+        hint = f"did you mean {', '.join(near)}?" if near else f"see: roofline presets {kind}"
+        raise UsageError(f"{flag}: unknown id {ref!r} ({hint})") from None
+    except PresetFileError as err:
+        raise UsageError(f"{flag}: {err}") from None
+
+
 def _scenario_from_args(args: argparse.Namespace):
     from roofline.models.errors import ModelInputError
     from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
     from roofline.presets import load_hardware, resolve_model
-    from roofline.presets.loader import PresetFileError
 
-    try:
-        hardware = load_hardware(args.hardware)
-    except KeyError:
-        raise UsageError(f"--hardware: unknown id {args.hardware!r} (see: roofline presets hardware)") from None
-    except PresetFileError as err:
-        raise UsageError(f"--hardware: {err}") from None
-    try:
-        model = resolve_model(args.model)
-    except KeyError:
-        raise UsageError(f"--model: unknown id {args.model!r} (see: roofline presets models)") from None
-    except PresetFileError as err:
-        raise UsageError(f"--model: {err}") from None
+    hardware = _load_preset("--hardware", "hardware", args.hardware, load_hardware)
+    model = _load_preset("--model", "models", args.model, resolve_model)
     try:
         return Scenario(
             hardware=hardware,
