@@ -22,12 +22,21 @@ SUPPORTED_MODEL_TYPES = (
 _TIED_BY_DEFAULT = {"gemma2"}
 
 
+# Larger than any real model by orders of magnitude; beyond them a value is a typo, and would make
+# per-layer lists or byte counts absurd.
+_MAX_LAYERS = 10_000
+_MAX_DIMENSION = 100_000_000
+
+
 def _int(config: Mapping[str, Any], key: str, default: int | None = None) -> int:
     value = config.get(key, default)
     if value is None:
         raise ModelInputError(key, "missing from config")
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         raise ModelInputError(key, f"must be a positive integer, got {value!r}")
+    limit = _MAX_LAYERS if key == "num_hidden_layers" else _MAX_DIMENSION
+    if value > limit:
+        raise ModelInputError(key, f"{value} is not plausible (more than {limit:,})")
     return value
 
 
@@ -160,6 +169,8 @@ def architecture_from_hf_config(
     if config.get("text_config") is not None:
         raise ModelInputError("text_config", "multimodal configs (with a text_config) are not supported")
     model_type = config.get("model_type")
+    if model_type is None:
+        raise ModelInputError("model_type", "missing from config")
     if model_type not in SUPPORTED_MODEL_TYPES:
         raise ModelInputError(
             "model_type", f"{model_type!r} is not supported (supported: {', '.join(SUPPORTED_MODEL_TYPES)})"

@@ -96,7 +96,9 @@ class _Doc:
         return PresetFileError(PresetError(str(self.path), line_of_key(self.text, key), key, message))
 
     def number(self, table: Mapping[str, Any], key: str, dotted: str, *, required: bool = True,
-               positive: bool = True) -> float | None:
+               positive: bool = True, maximum: float = 1e7) -> float | None:
+        """A finite number in (0, maximum]; ``maximum`` (in the key's own unit) catches unit slips
+        and keeps SI conversions finite."""
         if key not in table:
             if required:
                 raise self.fail(dotted, "missing")
@@ -108,6 +110,8 @@ class _Doc:
             raise self.fail(dotted, f"must be finite, got {value!r}")
         if positive and value <= 0:
             raise self.fail(dotted, f"must be > 0, got {value!r}")
+        if value > maximum:
+            raise self.fail(dotted, f"{value!r} is not plausible (more than {maximum:g})")
         return float(value)
 
     def string(self, key: str, *, required: bool = True) -> str:
@@ -232,8 +236,8 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
         if value is not None and value not in table:
             raise doc.fail(key, f"unknown dtype {value!r} (known: {', '.join(table)})")
         defaults[key] = value
-    published = doc.number(d, "published_params", "published_params", required=False)
-    active = doc.number(d, "published_active_params", "published_active_params", required=False)
+    published = doc.number(d, "published_params", "published_params", required=False, maximum=1e14)
+    active = doc.number(d, "published_active_params", "published_active_params", required=False, maximum=1e14)
     config = doc.table("config")
     try:
         return architecture_from_hf_config(

@@ -12,6 +12,7 @@ output_tokens = 256
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,8 @@ def read_scenario(path: Path) -> dict[str, Any]:
             value, ok = float(value), True
         if not ok:
             raise PresetFileError(PresetError(str(path), where, key, f"must be {expected.__name__}, got {value!r}"))
+        if expected is float and not math.isfinite(value):
+            raise PresetFileError(PresetError(str(path), where, key, f"must be finite, got {value!r}"))
         if expected in (int, float) and value <= 0:
             raise PresetFileError(PresetError(str(path), where, key, f"must be > 0, got {value!r}"))
         out[key] = value

@@ -41,4 +41,8 @@ def line_of_key(text: str, dotted_key: str) -> int | None:
             continue
         if pattern.match(line) and (not table or current_table == table or current_table.endswith(table)):
             return number
+    for number, line in enumerate(text.splitlines(), start=1):  # a key that is a table: its header
+        header = re.match(r"^\s*\[+([^\]]+)\]+", line)
+        if header and header.group(1).strip() in (dotted_key, dotted_key.split(".", 1)[-1]):
+            return number
     return None

@@ -9,7 +9,8 @@ import string
 import time
 
 import pytest
-from textual.widgets import Digits, Input, Static
+from textual import events
+from textual.widgets import Digits, Static
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
@@ -19,6 +20,7 @@ from roofline.tui.scenario_form import ScenarioForm
 SEED = 1234
 KEY_COUNT = 600
 RESIZE_EVERY = 50
+BURST = 10  # keys sent before waiting for the app to settle (Pilot.press waits after every key: ~5x slower)
 # no "q" (quits) and no ctrl+... (ctrl+s writes a screenshot, ctrl+q/ctrl+c quit)
 KEYS = (
     list(string.digits)
@@ -29,6 +31,16 @@ KEYS = (
 )
 METRICS = ("m-per-seq", "m-aggregate", "m-idle", "m-ttft")
 BAD_WORDS = ("nan", "inf", "Traceback")
+CHARACTERS = {"plus": "+", "minus": "-", "left_square_bracket": "[", "right_square_bracket": "]",
+              "question_mark": "?", "tab": "\t", "enter": "\r", "escape": "\x1b", "backspace": "\x7f"}
+
+
+def _send_key(app: RooflineApp, key: str) -> None:
+    """The key event Pilot.press sends, without waiting for the app to go idle after it."""
+    character = key if len(key) == 1 else CHARACTERS.get(key)
+    event = events.Key(key, character)
+    event.set_sender(app)
+    app._driver.send_message(event)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +79,12 @@ def _check_screen(app: RooflineApp, log: list[str]) -> None:
         assert not any(f" {word} " in f" {text} " for word in ("nan", "inf")), (selector, text, where)
 
 
+# the command line's limits; the explorer's fields have none (see test_a_huge_output_count_does_not_freeze...)
+
+
 async def test_random_keys_and_sizes_keep_the_explorer_alive(catalog, tmp_path, monkeypatch, capsys):
+    # The real app, unpatched: its fields cap their length (Textual's integer pattern backtracks on long runs
+    # of digits) and their values (tui/limits.py), which is what keeps random typing from freezing it.
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ROOFLINE_PRESETS", str(tmp_path / "no-user-presets"))
     rng = random.Random(SEED)
@@ -77,22 +94,26 @@ async def test_random_keys_and_sizes_keep_the_explorer_alive(catalog, tmp_path, 
     start = time.perf_counter()
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
+        keys_pressed = 0
         next_resize = rng.randint(RESIZE_EVERY - 10, RESIZE_EVERY + 10)
-        while len(log) < KEY_COUNT:
-            key = rng.choice(KEYS)
-            log.append(key)
-            await pilot.press(key)
-            if len(log) >= next_resize:
+        while keys_pressed < KEY_COUNT:
+            for _ in range(BURST):
+                key = rng.choice(KEYS)
+                log.append(key)
+                keys_pressed += 1
+                _send_key(app, key)
+            await pilot.pause()
+            assert app.is_running and app.return_code is None, f"app died after {log[-40:]}"
+            if keys_pressed >= next_resize:
                 size = (rng.randint(20, 300), rng.randint(10, 100))
                 sizes.append(size)
                 log.append(f"<resize {size[0]}x{size[1]}>")
                 await pilot.resize_terminal(*size)
                 await pilot.pause()
-                next_resize = len(log) + rng.randint(RESIZE_EVERY - 10, RESIZE_EVERY + 10)
+                next_resize = keys_pressed + rng.randint(RESIZE_EVERY - 10, RESIZE_EVERY + 10)
                 _check_screen(app, log)
         await pilot.pause()
         _check_screen(app, log)
-        keys_pressed = sum(1 for k in log if not k.startswith("<"))
         assert keys_pressed >= KEY_COUNT
         assert len(sizes) >= 10
         # a field typed into may be invalid, but the last good scenario stays and the status says why
@@ -103,50 +124,3 @@ async def test_random_keys_and_sizes_keep_the_explorer_alive(catalog, tmp_path, 
     assert list(tmp_path.iterdir()) == []
     with capsys.disabled():
         print(f"\nfuzz: {keys_pressed} keys, {len(sizes)} resizes, {elapsed:.1f} s")
-
-
-# ---- numbers typed into the hardware override fields (found while fuzzing by hand) -------------
-BUG_OVERRIDE_OVERFLOW = (
-    "BUG: an override that is finite as typed (1e308) becomes inf once converted to SI (x 1024**3, x 1e9, x 1e12); "
-    "recompute() catches only FormError/ModelInputError, so the OverflowError/ValueError from the model or the "
-    "charts kills the explorer instead of marking the field invalid")
-
-
-@pytest.mark.parametrize("field", [
-    pytest.param("capacity_override_gib", marks=pytest.mark.xfail(strict=True, reason=BUG_OVERRIDE_OVERFLOW)),
-    pytest.param("mem_bw_override_gb_per_s", marks=pytest.mark.xfail(strict=True, reason=BUG_OVERRIDE_OVERFLOW)),
-    pytest.param("peak_override_tflops", marks=pytest.mark.xfail(strict=True, reason=BUG_OVERRIDE_OVERFLOW)),
-])
-async def test_a_huge_override_is_refused_not_fatal(catalog, field):
-    app = RooflineApp(ScenarioForm(), catalog=catalog)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        good = _headline_numbers(app)
-        widget = app.query_one(f"#{field}", Input)
-        widget.focus()
-        await pilot.press(*"1e308")
-        await pilot.pause()
-        assert app.is_running and app.return_code is None
-        numbers = _headline_numbers(app)
-        assert all(math.isfinite(v) for v in numbers.values()), numbers
-        if widget.has_class("-invalid"):
-            assert numbers == good  # the last good scenario stays
-    assert app.return_code in (None, 0)
-
-
-@pytest.mark.parametrize("text", ["nan", "inf", "-1", "0", "1e-320", "abc", "1,5"])
-async def test_odd_override_text_is_refused_or_finite(catalog, text):
-    """Non-numbers, non-finite and non-positive overrides are marked invalid; the numbers stay finite."""
-    app = RooflineApp(ScenarioForm(), catalog=catalog)
-    async with app.run_test(size=(160, 50)) as pilot:
-        await pilot.pause()
-        for field in ("capacity_override_gib", "mem_bw_override_gb_per_s", "peak_override_tflops"):
-            widget = app.query_one(f"#{field}", Input)
-            widget.value = text
-            await pilot.pause()
-            assert app.is_running
-            numbers = _headline_numbers(app)
-            assert all(math.isfinite(v) and v >= 0 for v in numbers.values()), (field, text, numbers)
-            widget.value = ""
-            await pilot.pause()
-    assert app.return_code in (None, 0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from .explorer_results import ExplorerResults, compute_results
 from .formatting import duration, gib, si
 from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines, history_data
+from .limits import FIELD_LIMITS, parse_number
 from .panes import BatchingPane, HardwarePane, WorkloadPane
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
@@ -41,9 +41,6 @@ from .scenario_io import form_from_file_values, form_to_file_values
 NARROW_WIDTH = 100
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
-INT_FIELDS = {"batch", "prompt_tokens", "output_tokens", "tp", "pp", "shown_context"}
-FLOAT_FIELDS = {"kv_compression_ratio", "mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
-                "price_per_device_hour"}
 OPTIONAL_FIELDS = {"mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
                    "price_per_device_hour", "shown_context"}
 
@@ -191,23 +188,12 @@ class RooflineApp(App):
         field = event.input.id or ""
         if field == "config_path":
             return
-        text = event.value.strip().replace(",", "").replace("_", "")
+        if field not in FIELD_LIMITS:
+            return
         try:
-            if not text and field in OPTIONAL_FIELDS:
-                value = None
-            elif field in INT_FIELDS:
-                value = int(text)
-                if value < 1:
-                    raise ValueError("must be >= 1")
-            elif field in FLOAT_FIELDS:
-                value = float(text)
-                if not math.isfinite(value) or value <= 0:
-                    raise ValueError("must be > 0")
-            else:
-                return
+            value = None if not event.value.strip() and field in OPTIONAL_FIELDS else parse_number(field, event.value)
         except ValueError as err:
-            reason = "not a number" if "invalid literal" in str(err) or "could not convert" in str(err) else str(err)
-            self._mark_invalid(field, reason)
+            self._mark_invalid(field, str(err))
             return
         event.input.remove_class("-invalid")
         if field == "shown_context":
@@ -259,6 +245,9 @@ class RooflineApp(App):
             return
         except ModelInputError as err:
             self._mark_invalid(err.field, err.message)
+            return
+        except (ArithmeticError, ValueError) as err:  # a combination no check anticipated: keep the last good
+            self._w("#status", Static).update(f"could not compute this scenario ({err}); showing the last good one")
             return
         if self.invalid_fields:
             for field in self.invalid_fields:
@@ -550,11 +539,13 @@ class RooflineApp(App):
         from roofline.presets.scenario_file import read_scenario
 
         try:
-            values = read_scenario(path)
+            form = form_from_file_values(read_scenario(path))
         except PresetFileError as err:
             self.notify(str(err), severity="error")
             return False
-        form = form_from_file_values(values)
+        except FormError as err:
+            self.notify(f"{path}: {err.field}: {err.message}", severity="error")
+            return False
         for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
                       "output_tokens", "tp", "pp", "flash_attention", "kv_compression_ratio"):
             self._sync_widget(field, getattr(form, field))

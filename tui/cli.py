@@ -15,11 +15,13 @@ from typing import NoReturn
 
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 
+from .limits import FIELD_LIMITS
+
 EXIT_USAGE = 2
-MAX_BATCH = 1 << 20
-MAX_PROMPT_TOKENS = 10_000_000
-MAX_OUTPUT_TOKENS = 1_000_000
-MAX_PARALLEL = 1024
+MAX_BATCH = int(FIELD_LIMITS["batch"][1])
+MAX_PROMPT_TOKENS = int(FIELD_LIMITS["prompt_tokens"][1])
+MAX_OUTPUT_TOKENS = int(FIELD_LIMITS["output_tokens"][1])
+MAX_PARALLEL = int(FIELD_LIMITS["tp"][1])
 DEFAULTS = {"hardware": "h100-sxm", "model": "llama-3.1-8b", "batch": 1, "prompt": 1024, "output": 256}
 # model-layer field -> the flag a user typed
 FIELD_TO_FLAG = {
@@ -357,6 +359,8 @@ def _explorer_form(args: argparse.Namespace):
             form = form_from_file_values(read_scenario(scenario_file))
         except PresetFileError as err:
             raise UsageError(f"--scenario: {err}") from None
+        except FormError as err:
+            raise UsageError(f"--scenario: {scenario_file}: {err.field}: {err.message}") from None
         scenario_file = None  # already applied to the form
     flags = {"hardware_id": args.hardware, "model_ref": args.model, "batch": args.batch,
              "prompt_tokens": args.prompt, "output_tokens": args.output, "tp": args.tp, "pp": args.pp,

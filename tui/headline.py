@@ -28,6 +28,8 @@ class Metric(Vertical):
         yield Label("", classes="delta")
 
     def show(self, value: float, text: str, delta: str = "") -> None:
+        if not self.is_mounted or not self.children:  # a late message while the app shuts down
+            return
         self.query_one(Digits).update(_short(value))
         self.query_one(".value-text", Label).update(text)
         label = self.query_one(".delta", Label)

@@ -10,6 +10,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.presets.loader import PresetCatalog
 
+from .limits import MAX_INPUT_CHARS
 from .scenario_form import ScenarioForm
 
 
@@ -19,8 +20,9 @@ def _field(label: str, widget) -> Horizontal:
 
 def _number_input(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True) -> Input:
     text = "" if value is None else (f"{value:g}" if not integer else str(value))
+    # max_length also keeps Textual's number-pattern check (which backtracks) cheap
     return Input(value=text, placeholder=placeholder, id=field_id, type="integer" if integer else "number",
-                 select_on_focus=True, compact=True)
+                 select_on_focus=True, compact=True, max_length=MAX_INPUT_CHARS)
 
 
 class HardwarePane(Vertical):

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from .scenario_form import ScenarioForm
+from .limits import FIELD_LIMITS, check_number
+from .scenario_form import FormError, ScenarioForm
 
 _FILE_TO_FORM = {"hardware": "hardware_id", "model": "model_ref", "batch": "batch"}
 
@@ -16,6 +17,13 @@ def form_to_file_values(form: ScenarioForm) -> dict[str, Any]:
 
 
 def form_from_file_values(values: dict[str, Any]) -> ScenarioForm:
+    """A form from a scenario file's values; out-of-range numbers raise FormError naming the key."""
     known = {f.name for f in fields(ScenarioForm)}
     kwargs = {_FILE_TO_FORM.get(k, k): v for k, v in values.items()}
+    for key, value in kwargs.items():
+        if key in FIELD_LIMITS:
+            try:
+                kwargs[key] = check_number(key, value)
+            except ValueError as err:
+                raise FormError(key, str(err)) from None
     return ScenarioForm(**{k: v for k, v in kwargs.items() if k in known})
