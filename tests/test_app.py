@@ -244,3 +244,17 @@ async def test_compare_add_and_remove():
         await pilot.pause()
         assert removed not in app.compare_ids
         assert table.row_count == before - 1
+
+
+async def test_broken_user_presets_are_listed_in_a_notification(tmp_path):
+    """A broken user file is skipped; the explorer starts and says which file and why."""
+    (tmp_path / "hardware").mkdir()
+    (tmp_path / "hardware" / "bad.toml").write_text('name = "x"\nyear = "soon"\n')
+    catalog = load_catalog(user_dir=tmp_path)
+    app = RooflineApp(ScenarioForm(), catalog=catalog)
+    seen: list[str] = []
+    app.notify = lambda message, **kwargs: seen.append(str(message))  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.results is not None
+    assert any("bad.toml" in m and "skipped 1 preset" in m for m in seen)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -113,3 +114,67 @@ def test_batching_rejects_nonsense():
     for bad in ({"batch_size": 0}, {"prompt_tokens": -1}, {"output_tokens": 2.5}, {"kv_compression_ratio": 0.5}):
         with pytest.raises(ModelInputError):
             Batching(**bad)
+
+
+@SETTINGS
+@given(scenarios)
+def test_every_time_is_positive_and_finite(s):
+    for name in ("bound", "expected"):
+        e = estimate(s, name)
+        for value in (e.prefill.time_s, e.decode.step_time_s, e.generation_time_s, e.decode.tokens_per_s,
+                      e.output_tokens_per_s):
+            assert np.isfinite(value) and value > 0
+
+
+@SETTINGS
+@given(scenarios)
+def test_lower_precision_never_slows_the_bound(s):
+    """Narrower weights move fewer bytes and (at most) the same FLOPs: the bound cannot get slower."""
+    from dataclasses import replace
+
+    wide = replace(s, precisions=replace(s.precisions, weights="bf16", expert_weights=None))
+    narrow = replace(s, precisions=replace(s.precisions, weights="int4", expert_weights=None))
+    assert estimate(narrow, "bound").decode.step_time_s <= estimate(wide, "bound").decode.step_time_s * (1 + 1e-12)
+
+
+@SETTINGS
+@given(scenarios)
+def test_memory_parts_add_up(s):
+    m = memory_footprint(s)
+    per_device = (m.per_device_weights_bytes + m.per_device_kv_cache_bytes + m.per_device_activation_bytes
+                  + m.per_device_runtime_reserve_bytes)
+    assert m.per_device_bytes == per_device
+    assert m.total_bytes == m.weights_bytes + m.kv_cache_bytes + m.activation_bytes + m.runtime_reserve_bytes
+    assert m.fits == (m.per_device_bytes <= m.capacity_bytes)
+
+
+@SETTINGS
+@given(scenarios)
+def test_batch_sweep_agrees_with_single_evaluations(s):
+    """The vectorised batch sweep at the scenario's batch equals the scenario's own mean decode step
+    (within the sweep's sub-sampling of long generations)."""
+    from roofline.models.sweeps import batch_sweep
+
+    b = s.batching.batch_size
+    sweep = batch_sweep(s, np.array([float(b)]))
+    assert float(sweep.step_time_s[0]) == pytest.approx(estimate(s, "bound").decode.step_time_s, rel=1e-3)
+
+
+@SETTINGS
+@given(scenarios, st.floats(1.0, 8.0))
+def test_kv_compression_never_slows_decode(s, ratio):
+    from dataclasses import replace
+
+    compressed = replace(s, batching=replace(s.batching, kv_compression_ratio=ratio))
+    assert estimate(compressed, "bound").decode.step_time_s <= estimate(s, "bound").decode.step_time_s * (1 + 1e-12)
+    assert memory_footprint(compressed).kv_cache_bytes <= memory_footprint(s).kv_cache_bytes
+
+
+@SETTINGS
+@given(scenarios)
+def test_flash_attention_never_slows_prefill(s):
+    from dataclasses import replace
+
+    fused = replace(s, batching=replace(s.batching, flash_attention=True))
+    unfused = replace(s, batching=replace(s.batching, flash_attention=False))
+    assert estimate(fused, "bound").prefill.time_s <= estimate(unfused, "bound").prefill.time_s * (1 + 1e-12)

@@ -128,6 +128,11 @@ class RooflineApp(App):
         compare.add_columns("device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
         self._apply_layout_class(self.size.width)
         self.recompute()
+        if self.catalog.errors:  # broken user presets were skipped; say which and why
+            shown = "\n".join(str(e) for e in self.catalog.errors[:5])
+            more = f"\n... and {len(self.catalog.errors) - 5} more" if len(self.catalog.errors) > 5 else ""
+            self.notify(f"skipped {len(self.catalog.errors)} preset file(s):\n{shown}{more}", severity="warning",
+                        timeout=15)
 
     def on_resize(self, event) -> None:
         self._apply_layout_class(event.size.width)
