@@ -13,7 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
 from roofline.models.errors import ModelInputError
-from roofline.models.history import METRIC_LABELS, default_endpoints, metric_value
+from roofline.models.history import METRIC_LABELS
 from roofline.presets import load_catalog
 from roofline.presets.loader import PresetCatalog, PresetFileError
 
@@ -24,7 +24,6 @@ from .charts import (
     HistoryRidgeChart,
     MemoryChart,
     RooflineChart,
-    roofline_points,
 )
 from .commands import ScenarioCommands
 from .dialogs import ConfirmScreen, HelpScreen, PathScreen
@@ -32,11 +31,12 @@ from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .formatting import duration, gib, si
 from .headline import Headline, Metric, Verdict
-from .history_charts import callout_lines, history_data
+from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .panes import BatchingPane, HardwarePane, WorkloadPane
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
+from .view_data import CHART_VIEWS, chart_args, history_for
 
 NARROW_WIDTH = 100
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
@@ -280,25 +280,11 @@ class RooflineApp(App):
         r = self.results
         if r is None:
             return
-        if view == "roofline":
-            points = roofline_points(r.decode_ops, r.prefill_ops, r.spec)
-            base = None
-            if self.baseline is not None:
-                bp = roofline_points(self.baseline.decode_ops, self.baseline.prefill_ops, self.baseline.spec)
-                base = (bp.step_x, bp.step_y)
-            self._w(RooflineChart).show(points, r.spec, r.achievable, base)
-        elif view == "batch":
-            self._w(BatchSweepChart).show(r.batch_sweep(self.achievable), r.scenario.batching.batch_size)
-        elif view == "context":
-            self._w(ContextSweepChart).show(r.context_sweep(self.achievable), r.shown_context)
-        elif view == "memory":
-            m = r.memory
-            self._w(MemoryChart).show(
-                {"weights": m.per_device_weights_bytes / 1024**3, "KV cache": m.per_device_kv_cache_bytes / 1024**3,
-                 "activations": m.per_device_activation_bytes / 1024**3,
-                 "reserve": m.per_device_runtime_reserve_bytes / 1024**3},
-                m.capacity_bytes / 1024**3)
-        elif view == "ops":
+        if view in CHART_VIEWS:
+            chart = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
+                     "memory": MemoryChart}[view]
+            self._w(chart).show(*chart_args(view, r, self.achievable, self.baseline))
+        if view == "ops":
             self._draw_ops(r)
         elif view == "compare":
             self._draw_compare(r)
@@ -308,19 +294,10 @@ class RooflineApp(App):
     def _draw_history(self, r: ExplorerResults) -> None:
         """Datacenter parts of the chosen vendors (and the selected device), vs the K20X baseline."""
         metric = self._w("#history-metric", Select).value
-        vendor = self._w("#history-vendor", Select).value
-        current = r.scenario.hardware
-        devices = [hw for hw in self.catalog.hardware.values()
-                   if (hw.category == "datacenter" or hw.id == current.id) and vendor in ("all", hw.vendor)]
-        first, last = default_endpoints(self.catalog.hardware.values())
-        baseline = self.catalog.hardware[first]
-        if metric_value(baseline, metric) is None:
-            candidates = sorted((hw for hw in devices if metric_value(hw, metric)), key=lambda hw: hw.year)
-            if not candidates:
-                self._w("#history-callout", Static).update(f"no device here has a {METRIC_LABELS[metric]} peak")
-                return
-            baseline = candidates[0]
-        data = history_data(devices or [current], metric, baseline, self.catalog.hardware[last], current.id)
+        data = history_for(self.catalog, r, metric, self._w("#history-vendor", Select).value)
+        if data is None:
+            self._w("#history-callout", Static).update(f"no device here has a {METRIC_LABELS[metric]} peak")
+            return
         self._w("#history-growth", HistoryGrowthChart).show(data)
         self._w("#history-ridge", HistoryRidgeChart).show(data)
         self._w("#history-callout", Static).update("\n".join(callout_lines(data)))
