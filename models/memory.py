@@ -6,18 +6,18 @@ Per device (tp x pp devices):
   layers of one stage (layers / pp). Cached tokens are prompt + output, capped at the window
   for sliding-window layers. KV heads split across TP (at least one per device); MLA's latent
   is replicated on every TP rank;
-- activations: the workspace of prefilling the whole batch at once: the residual stream and
-  its normalised copy (2*H), the widest intermediate (q/k/v or the gated MLP/experts), fp32
-  logits for the last positions and, without FlashAttention, one layer's P x P score matrix
-  and its softmax;
+- activations: the workspace of one prefill forward pass. Serving engines prefill in chunks of
+  a token budget per pass (vLLM's ``--max-num-batched-tokens``, commonly 8192), so a pass holds
+  min(B*P, 8192) tokens: the residual stream and its normalised copy (2*H), the widest
+  intermediate (q/k/v or the gated MLP/experts) and, without FlashAttention, those queries'
+  scores against the prompt and their softmax; plus fp32 logits for the last positions;
 - runtime reserve: CUDA context (about 0.3 GiB with lazy loading, pytorch/pytorch#107667)
   plus library workspaces and allocator slack: 1 GiB, a documented default.
-Everything but the weights grows linearly with the batch, so the largest batch is closed-form.
+Memory grows monotonically with the batch, so the largest batch that fits is found by bisection.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from .dtypes import weight_bytes_per_param
@@ -27,6 +27,8 @@ from .scenario import Scenario
 GIB = 1024**3
 RUNTIME_RESERVE_BYTES_PER_DEVICE = 1.0 * GIB
 LOGITS_BYTES_PER_ELEMENT = 4.0
+PREFILL_CHUNK_TOKENS = 8192
+MAX_SEARCH_BATCH = 1 << 31
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,7 +74,8 @@ def kv_cache_bytes_per_sequence_per_device(scenario: Scenario, cached_tokens: in
     return total / pp
 
 
-def activation_bytes_per_sequence_per_device(scenario: Scenario) -> float:
+def activation_bytes_per_device(scenario: Scenario, batch: int) -> float:
+    """Workspace of one prefill pass over min(B*P, chunk) tokens, plus the last positions' logits."""
     m, b = scenario.model, scenario.batching
     s = sizes_for(scenario)
     a = m.attention
@@ -81,10 +84,10 @@ def activation_bytes_per_sequence_per_device(scenario: Scenario) -> float:
     if m.moe is not None:
         widths.append(m.moe.top_k * 2 * m.moe.expert_intermediate_size / s.tp)
     per_token = (2 * m.hidden_size + max(widths)) * s.b_a
-    workspace = prompt * per_token + m.vocab_size / s.tp * LOGITS_BYTES_PER_ELEMENT
-    if not b.flash_attention:
-        workspace += 2 * s.q_heads * prompt * prompt * s.b_a
-    return workspace
+    if not b.flash_attention:  # each query's scores against the prompt, and their softmax
+        per_token += 2 * s.q_heads * prompt * s.b_a
+    tokens = min(batch * prompt, PREFILL_CHUNK_TOKENS)
+    return tokens * per_token + batch * m.vocab_size / s.tp * LOGITS_BYTES_PER_ELEMENT
 
 
 def memory_footprint(scenario: Scenario) -> MemoryFootprint:
@@ -95,20 +98,31 @@ def memory_footprint(scenario: Scenario) -> MemoryFootprint:
                + expert_params * weight_bytes_per_param(scenario.precisions.expert_weights_or_weights))
     per_device_weights = weights / devices
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
-    act_per_seq = activation_bytes_per_sequence_per_device(scenario)
     capacity = scenario.hardware.memory_capacity_bytes
-    free = capacity - per_device_weights - RUNTIME_RESERVE_BYTES_PER_DEVICE
-    max_batch = max(0, math.floor(free / (kv_per_seq + act_per_seq))) if free > 0 else 0
+    fixed = per_device_weights + RUNTIME_RESERVE_BYTES_PER_DEVICE
+
+    def fits(batch: int) -> bool:
+        return fixed + batch * kv_per_seq + activation_bytes_per_device(scenario, batch) <= capacity
+
+    if not fits(1):
+        max_batch = 0
+    else:
+        low, high = 1, MAX_SEARCH_BATCH
+        while high - low > 1:
+            mid = (low + high) // 2
+            low, high = (mid, high) if fits(mid) else (low, mid)
+        max_batch = low
+    act = activation_bytes_per_device(scenario, b.batch_size)
     return MemoryFootprint(
         devices=devices,
         capacity_bytes=capacity,
         weights_bytes=weights,
         kv_cache_bytes=kv_per_seq * b.batch_size * devices,
-        activation_bytes=act_per_seq * b.batch_size * devices,
+        activation_bytes=act * devices,
         runtime_reserve_bytes=RUNTIME_RESERVE_BYTES_PER_DEVICE * devices,
         per_device_weights_bytes=per_device_weights,
         per_device_kv_cache_bytes=kv_per_seq * b.batch_size,
-        per_device_activation_bytes=act_per_seq * b.batch_size,
+        per_device_activation_bytes=act,
         per_device_runtime_reserve_bytes=RUNTIME_RESERVE_BYTES_PER_DEVICE,
         max_batch=max_batch,
     )

@@ -64,6 +64,7 @@ class RooflineApp(App):
         Binding("question_mark", "help", "keys", id="help"),
         Binding("ctrl+s", "screenshot_svg", "screenshot", id="screenshot"),
         Binding("q", "quit", "quit", id="quit"),
+        Binding("escape", "back_to_slides", "back to slides", show=False, id="slides.back"),
         *[Binding(str(i + 1), f"show_view('{v}')", v, show=False, id=f"view.{v}") for i, v in enumerate(VIEWS)],
     ]
 
@@ -71,8 +72,10 @@ class RooflineApp(App):
     achievable: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
-                 shown_context: int | None = None) -> None:
+                 shown_context: int | None = None, deck=None) -> None:
         super().__init__()
+        self.deck = deck  # a talk deck (roofline present): slides over the explorer
+        self.present_screen = None
         self.catalog = catalog or load_catalog()
         self.set_reactive(RooflineApp.form, form or ScenarioForm())
         self.shown_context = shown_context
@@ -128,6 +131,11 @@ class RooflineApp(App):
         compare.add_columns("device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
         self._apply_layout_class(self.size.width)
         self.recompute()
+        if self.deck is not None:
+            from .present import PresentScreen, check_deck
+
+            self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog)
+            self.push_screen(self.present_screen)
         if self.catalog.errors:  # broken user presets were skipped; say which and why
             shown = "\n".join(str(e) for e in self.catalog.errors[:5])
             more = f"\n... and {len(self.catalog.errors) - 5} more" if len(self.catalog.errors) > 5 else ""
@@ -482,6 +490,32 @@ class RooflineApp(App):
         gap = {"bound_step_s": bound_step, "expected_step_s": expected_step,
                "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
         self.push_screen(GapScreen(gap_lines(gap)))
+
+    # ---- talk mode ---------------------------------------------------------------------------------
+    _EXPLORER_ACTIONS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_achievable", "toggle_inputs",
+                                   "compare_remove", "explain_gap", "help", "show_view", "back_to_slides"})
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        """While a slide is on screen the explorer's keys belong to the presenter."""
+        from .present import PresentScreen
+
+        if action in self._EXPLORER_ACTIONS and isinstance(self.screen, PresentScreen):
+            return False
+        if action == "back_to_slides" and self.present_screen is None:
+            return False
+        return True
+
+    def open_explorer_from_slide(self, form: ScenarioForm) -> None:
+        for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
+                      "output_tokens", "tp", "pp", "flash_attention", "kv_compression_ratio"):
+            self._sync_widget(field, getattr(form, field))
+        self.form = form
+        self.pop_screen()
+        self.notify("explorer on this slide's scenario; Esc returns to the slides")
+
+    def action_back_to_slides(self) -> None:
+        if self.present_screen is not None and self.screen is not self.present_screen:
+            self.push_screen(self.present_screen)
 
     def action_help(self) -> None:
         self.push_screen(HelpScreen())

@@ -154,6 +154,17 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--height", type=_whole("--height", 10, 200), default=24, help="chart height (rows)")
     history.add_argument("--format", choices=("text", "json"), default="text")
 
+    present = sub.add_parser("present", help="talk mode: live slides over the explorer (built-in deck by default)")
+    present.add_argument("deck", nargs="?", metavar="DECK", help="a deck TOML file (default: 'The memory wall')")
+    present.add_argument("--export", choices=("markdown",), help="print a handout instead of presenting")
+
+    serve = sub.add_parser("serve", help="serve the explorer to web browsers (needs the [serve] extra)",
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to listen on (anything but loopback is reachable from the network)")
+    serve.add_argument("--port", type=_whole("--port", 1, 65535), default=8000, help="TCP port")
+    serve.add_argument("--present", action="store_true", help="serve the talk (roofline present) instead")
+
     validate = sub.add_parser("validate", help="compare expected and bound with published measurements (CSV)")
     validate.add_argument("file", metavar="FILE", help="CSV: id, hardware, tp, pp, model, weights, kv, batch, prompt, "
                           "output, metric, value")
@@ -309,6 +320,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run_report(args)
         if args.command == "presets":
             return _run_presets(args)
+        if args.command == "serve":
+            _explorer_form(args)  # bad explorer flags fail here, not as a blank browser tab
+            from .serve import explorer_args_from_namespace, run_serve
+
+            return run_serve(args.host, args.port, explorer_args_from_namespace(args), args.present)
+        if args.command == "present":
+            from .present_cli import run_present
+
+            return run_present(args)
         if args.command == "calibrate":
             return _run_calibrate(args)
         if args.command == "validate":
