@@ -501,9 +501,7 @@ class RooflineApp(App):
 
         if action in self._EXPLORER_ACTIONS and isinstance(self.screen, PresentScreen):
             return False
-        if action == "back_to_slides" and self.present_screen is None:
-            return False
-        return True
+        return not (action == "back_to_slides" and self.present_screen is None)
 
     def open_explorer_from_slide(self, form: ScenarioForm) -> None:
         for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
