@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .loader import PresetError, PresetFileError, builtin_presets_dir
+from .loader import PresetError, PresetFileError, builtin_presets_dir, read_toml_file
 from .scenario_file import SCENARIO_KEYS
-from .toml_io import TOMLDecodeError, decode_error_line, line_of_key, read_toml
+from .toml_io import line_of_key
 
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history", "none")
 NUMBERS = ("decode_tokens_per_s_per_seq", "decode_tokens_per_s", "idle_core_pct", "ttft_ms", "ridge_flops_per_byte",
@@ -64,12 +64,7 @@ def _fail(path: Path, text: str, slide: int | None, key: str, message: str) -> P
 
 def read_deck(path: Path) -> Deck:
     """A deck, checked for shape; errors name the slide and key."""
-    try:
-        data, text = read_toml(path)
-    except TOMLDecodeError as err:
-        raise PresetFileError(PresetError(str(path), decode_error_line(err), None, f"not valid TOML: {err}")) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise PresetFileError(PresetError(str(path), None, None, f"cannot read: {err}")) from None
+    data, text = read_toml_file(path)
     title = data.get("title")
     if not isinstance(title, str) or not title.strip():
         raise _fail(path, text, None, "title", "missing or not a string")

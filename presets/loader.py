@@ -253,15 +253,20 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
 _BUILDERS = {"hardware": _hardware_from_doc, "models": _model_from_doc}
 
 
-def load_preset_file(path: Path, kind: str) -> Hardware | ModelArchitecture:
-    """Load one preset file; raise :class:`PresetFileError` saying what is wrong and where."""
+def read_toml_file(path: Path) -> tuple[dict[str, Any], str]:
+    """A TOML file's data and text; :class:`PresetFileError` for unreadable or invalid files."""
     try:
-        data, text = read_toml(path)
+        return read_toml(path)
     except TOMLDecodeError as err:
         raise PresetFileError(PresetError(str(path), decode_error_line(err), None,
                                           f"not valid TOML: {err}")) from None
     except (OSError, UnicodeDecodeError) as err:
         raise PresetFileError(PresetError(str(path), None, None, f"cannot read: {err}")) from None
+
+
+def load_preset_file(path: Path, kind: str) -> Hardware | ModelArchitecture:
+    """Load one preset file; raise :class:`PresetFileError` saying what is wrong and where."""
+    data, text = read_toml_file(path)
     return _BUILDERS[kind](_Doc(path, data, text))
 
 

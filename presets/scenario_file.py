@@ -16,8 +16,8 @@ import math
 from pathlib import Path
 from typing import Any
 
-from .loader import PresetError, PresetFileError
-from .toml_io import TOMLDecodeError, decode_error_line, line_of_key, read_toml
+from .loader import PresetError, PresetFileError, read_toml_file
+from .toml_io import line_of_key
 
 # key -> (python type, allowed range or choices)
 SCENARIO_KEYS: dict[str, type] = {
@@ -31,12 +31,7 @@ SCENARIO_KEYS: dict[str, type] = {
 
 def read_scenario(path: Path) -> dict[str, Any]:
     """The ``[scenario]`` table, type-checked; :class:`PresetFileError` says what and where."""
-    try:
-        data, text = read_toml(path)
-    except TOMLDecodeError as err:
-        raise PresetFileError(PresetError(str(path), decode_error_line(err), None, f"not valid TOML: {err}")) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise PresetFileError(PresetError(str(path), None, None, f"cannot read: {err}")) from None
+    data, text = read_toml_file(path)
     table = data.get("scenario")
     if not isinstance(table, dict):
         raise PresetFileError(PresetError(str(path), None, "scenario", "missing [scenario] table"))

@@ -35,3 +35,15 @@ def scenario(hw_id: str, model_id: str, *, batch: int = 1, prompt: int = 1024, o
 @pytest.fixture
 def make_scenario():
     return scenario
+
+
+def run_cli(argv, capsys):
+    """Run ``roofline argv`` in-process: (exit status, stdout, stderr); argparse's SystemExit is caught."""
+    from roofline.tui.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from roofline.tui.cli import main
+from .conftest import run_cli
 
 REQUIRED_IDS = {"hardware": ["h100-sxm", "mi300x", "tpu-v5p"], "models": ["llama-3.1-8b", "deepseek-v3"]}
 
@@ -22,14 +22,7 @@ def _no_user_presets(tmp_path, monkeypatch):
     monkeypatch.setenv("ROOFLINE_PRESETS", str(tmp_path / "no-user-presets"))
 
 
-def run(argv, capsys):
-    """Run ``roofline argv`` in-process: (exit status, stdout, stderr); argparse's SystemExit is caught."""
-    try:
-        code = main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def report_json(capsys, *args):

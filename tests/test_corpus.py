@@ -17,7 +17,8 @@ import roofline.tui.app as app_module
 from roofline.presets import builtin_presets_dir, load_catalog, resolve_model
 from roofline.presets.loader import PresetFileError
 from roofline.presets.scenario_file import read_scenario
-from roofline.tui.cli import main
+
+from .conftest import run_cli
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -197,13 +198,7 @@ def test_broken_scenario_raises_preset_file_error(name, key, fragment, line):
 
 
 # ---- the command line: exit 2, one stderr line, nothing on stdout ------------------------------
-def _run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = run_cli
 
 
 def _one_line_error(code, out, err, prefix, *needles):

@@ -13,20 +13,15 @@ import pytest
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
-from roofline.tui.cli import main
 from roofline.tui.scenario_form import ScenarioForm
+
+from .conftest import run_cli
 
 REPORT = ["report", "--hardware", "h100-sxm", "--model", "llama-3.1-8b", "--batch", "8", "--format", "json"]
 KEYS = ["plus", "plus", "right_square_bracket", "a", "p", "2", "3", "4", "5", "6", "7", "1", "minus", "i", "i"]
 
 
-def _run(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    return code, out, err
+_run = run_cli
 
 
 @pytest.fixture
