@@ -68,6 +68,7 @@ class PresetCatalog:
     hardware: dict[str, Hardware] = field(default_factory=dict)
     models: dict[str, ModelArchitecture] = field(default_factory=dict)
     errors: list[PresetError] = field(default_factory=list)
+    warnings: list[PresetError] = field(default_factory=list)  # loaded, but something was ignored
     origins: dict[str, Path] = field(default_factory=dict)
 
 
@@ -91,6 +92,7 @@ class _Doc:
 
     def __init__(self, path: Path, data: dict[str, Any], text: str) -> None:
         self.path, self.data, self.text = path, data, text
+        self.warnings: list[PresetError] = []
 
     def fail(self, key: str, message: str) -> PresetFileError:
         return PresetFileError(PresetError(str(self.path), line_of_key(self.text, key), key, message))
@@ -134,14 +136,20 @@ class _Doc:
             raise self.fail(key, "must be a table")
         return value
 
-    def check_keys(self, allowed: tuple[str, ...], table: Mapping[str, Any], prefix: str = "") -> None:
+    def check_keys(self, allowed: tuple[str, ...], table: Mapping[str, Any], prefix: str = "", *,
+                   strict: bool = True) -> None:
+        """Unknown keys are errors (``strict``) or warnings: the file loads and the key is ignored."""
         for key in table:
             if key not in allowed:
-                raise self.fail(prefix + key, f"unknown key (allowed: {', '.join(allowed)})")
+                message = f"unknown key (allowed: {', '.join(allowed)})"
+                if strict:
+                    raise self.fail(prefix + key, message)
+                self.warnings.append(PresetError(str(self.path), line_of_key(self.text, prefix + key), prefix + key,
+                                                 message + "; ignored"))
 
     def check_schema(self, required: tuple[str, ...], optional: tuple[str, ...]) -> str:
         """Unknown keys and missing required keys are errors; returns the preset id."""
-        self.check_keys(required + optional, self.data)
+        self.check_keys(required + optional, self.data, strict=False)
         for key in required:
             if key not in self.data:
                 raise self.fail(key, "missing")
@@ -176,7 +184,7 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     if not peaks:
         raise doc.fail("dense_peak_tflops", "needs at least one peak")
     achievable = doc.table("achievable", required=False)
-    doc.check_keys(_ACHIEVABLE_KEYS, achievable, "achievable.")
+    doc.check_keys(_ACHIEVABLE_KEYS, achievable, "achievable.", strict=False)
     fractions: dict[str, float] = {}
     for key, dtypes in (("matmul_fraction", ("bf16", "fp16")), ("fp8_matmul_fraction", ("fp8",))):
         value = doc.number(achievable, key, f"achievable.{key}", required=False)
@@ -264,10 +272,18 @@ def read_toml_file(path: Path) -> tuple[dict[str, Any], str]:
         raise PresetFileError(PresetError(str(path), None, None, f"cannot read: {err}")) from None
 
 
-def load_preset_file(path: Path, kind: str) -> Hardware | ModelArchitecture:
-    """Load one preset file; raise :class:`PresetFileError` saying what is wrong and where."""
+def load_preset_file(path: Path, kind: str, warnings: list[PresetError] | None = None
+                     ) -> Hardware | ModelArchitecture:
+    """Load one preset file; raise :class:`PresetFileError` saying what is wrong and where.
+
+    Ignored unknown keys are appended to ``warnings`` when a list is given.
+    """
     data, text = read_toml_file(path)
-    return _BUILDERS[kind](_Doc(path, data, text))
+    doc = _Doc(path, data, text)
+    item = _BUILDERS[kind](doc)
+    if warnings is not None:
+        warnings.extend(doc.warnings)
+    return item
 
 
 def _preset_dirs(kind: str, user_dir: Path | None) -> list[Path]:
@@ -286,7 +302,7 @@ def load_catalog(user_dir: Path | None = None, kinds: tuple[str, ...] = KINDS) -
         for folder in _preset_dirs(kind, user_dir):
             for path in sorted(folder.glob("*.toml")):
                 try:
-                    item = load_preset_file(path, kind)
+                    item = load_preset_file(path, kind, catalog.warnings)
                 except PresetFileError as err:
                     catalog.errors.append(err.error)
                     continue
@@ -295,11 +311,12 @@ def load_catalog(user_dir: Path | None = None, kinds: tuple[str, ...] = KINDS) -
     return catalog
 
 
-def _load_one(kind: str, preset_id: str, user_dir: Path | None) -> Hardware | ModelArchitecture:
+def _load_one(kind: str, preset_id: str, user_dir: Path | None, warnings: list[PresetError] | None = None
+              ) -> Hardware | ModelArchitecture:
     for folder in reversed(_preset_dirs(kind, user_dir)):
         path = folder / f"{preset_id}.toml"
         if path.is_file():
-            return load_preset_file(path, kind)
+            return load_preset_file(path, kind, warnings)
     raise KeyError(preset_id)
 
 
@@ -308,14 +325,16 @@ def preset_ids(kind: str, user_dir: Path | None = None) -> list[str]:
     return sorted({path.stem for folder in _preset_dirs(kind, user_dir) for path in folder.glob("*.toml")})
 
 
-def load_hardware(hardware_id: str, user_dir: Path | None = None) -> Hardware:
+def load_hardware(hardware_id: str, user_dir: Path | None = None,
+                  warnings: list[PresetError] | None = None) -> Hardware:
     """One hardware preset by id (user folder first); ``KeyError`` if unknown."""
-    return _load_one("hardware", hardware_id, user_dir)  # type: ignore[return-value]
+    return _load_one("hardware", hardware_id, user_dir, warnings)  # type: ignore[return-value]
 
 
-def load_model(model_id: str, user_dir: Path | None = None) -> ModelArchitecture:
+def load_model(model_id: str, user_dir: Path | None = None,
+               warnings: list[PresetError] | None = None) -> ModelArchitecture:
     """One model preset by id (user folder first); ``KeyError`` if unknown."""
-    return _load_one("models", model_id, user_dir)  # type: ignore[return-value]
+    return _load_one("models", model_id, user_dir, warnings)  # type: ignore[return-value]
 
 
 def load_hf_config(path: Path) -> ModelArchitecture:
@@ -343,7 +362,8 @@ def load_hf_config(path: Path) -> ModelArchitecture:
         raise PresetFileError(PresetError(str(file), None, None, f"invalid value: {err}")) from None
 
 
-def resolve_model(ref: str, user_dir: Path | None = None) -> ModelArchitecture:
+def resolve_model(ref: str, user_dir: Path | None = None,
+                  warnings: list[PresetError] | None = None) -> ModelArchitecture:
     """A model preset id, or a path to a config.json / a folder with one.
 
     Raises ``KeyError`` for an unknown id and :class:`PresetFileError` for a bad file.
@@ -354,4 +374,4 @@ def resolve_model(ref: str, user_dir: Path | None = None) -> ModelArchitecture:
         return load_hf_config(path)
     if looks_like_path:
         raise PresetFileError(PresetError(ref, None, None, "no such config.json file or folder"))
-    return load_model(ref, user_dir)
+    return load_model(ref, user_dir, warnings)

@@ -29,8 +29,11 @@ SCENARIO_KEYS: dict[str, type] = {
 }
 
 
-def read_scenario(path: Path) -> dict[str, Any]:
-    """The ``[scenario]`` table, type-checked; :class:`PresetFileError` says what and where."""
+def read_scenario(path: Path, warnings: list[PresetError] | None = None) -> dict[str, Any]:
+    """The ``[scenario]`` table, type-checked; :class:`PresetFileError` says what and where.
+
+    Unknown keys are ignored and reported in ``warnings`` when a list is given.
+    """
     data, text = read_toml_file(path)
     table = data.get("scenario")
     if not isinstance(table, dict):
@@ -40,7 +43,9 @@ def read_scenario(path: Path) -> dict[str, Any]:
         expected = SCENARIO_KEYS.get(key)
         where = line_of_key(text, f"scenario.{key}")
         if expected is None:
-            raise PresetFileError(PresetError(str(path), where, key, "unknown key"))
+            if warnings is not None:
+                warnings.append(PresetError(str(path), where, key, "unknown key; ignored"))
+            continue
         ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value, ok = float(value), True

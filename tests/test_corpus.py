@@ -53,8 +53,6 @@ HARDWARE_CASES = [
     case("hw-peak-string", "dense_peak_tflops.bf16", "must be a number", 15),
     case("hw-achievable-1.5", "achievable.matmul_fraction", "fraction in (0, 1], got 1.5", 20),
     case("hw-mem-fraction-zero", "achievable.mem_bw_fraction", "must be > 0", 20),
-    case("hw-achievable-unknown-key", "achievable.speedup", "unknown key", 20),
-    case("hw-unknown-top-key", "colour", "unknown key", 12),
     case("hw-id-mismatch", "id", "does not match the file name", 2),
     case("hw-nan-bandwidth", "mem_bw_gb_per_s", "must be finite, got nan", 8),
     case("hw-inf-capacity", "memory_capacity_gib", "must be finite, got inf", 7),
@@ -82,7 +80,6 @@ MODEL_CASES = [
     case("model-sliding-window-negative", "config.sliding_window", "positive integer or null, got -1", 15),
     case("model-layer-types-length", "config.layer_types", "one type per layer (32)", 15),
     case("model-sliding-without-window", "config.sliding_window", "no window", None),
-    case("model-unknown-top-key", "licence", "unknown key", 4),
     case("model-id-mismatch", "id", "does not match the file name", 2),
     case("model-missing-source", "source", "missing", None),
     case("model-published-params-negative", "published_params", "must be > 0", 4),
@@ -110,7 +107,6 @@ CONFIG_CASES = [
 SCENARIO_CASES = [
     case("sc-batch-negative", "batch", "must be > 0, got -1", 4),
     case("sc-batch-zero", "batch", "must be > 0, got 0", 2),
-    case("sc-unknown-key", "colour", "unknown key", 3),
     case("sc-batch-string", "batch", "must be int, got '8'", 3),
     case("sc-batch-bool", "batch", "must be int, got True", 2),
     case("sc-batch-float", "batch", "must be int, got 8.5", 2),
@@ -124,10 +120,20 @@ SCENARIO_CASES = [
 ]
 
 
+# Unknown keys are warned about and ignored: the file still loads. (folder, file, key, line)
+WARNING_CASES = [
+    ("hardware", "hw-achievable-unknown-key", "achievable.speedup", 20),
+    ("hardware", "hw-unknown-top-key", "colour", 12),
+    ("models", "model-unknown-top-key", "licence", 4),
+    ("scenario", "sc-unknown-key", "colour", 3),
+]
+
+
 def test_corpus_is_complete():
     """Every corpus file is in a table and every table entry has its file (at least 30 files)."""
     tables = {"hardware": HARDWARE_CASES, "models": MODEL_CASES, "config": CONFIG_CASES, "scenario": SCENARIO_CASES}
     listed = {f"{sub}/{c[0]}" for sub, cases in tables.items() for c in cases}
+    listed |= {f"{sub}/{name}" for sub, name, _, _ in WARNING_CASES}
     on_disk = {f"{p.parent.name}/{p.stem}" for p in CORPUS.glob("*/*") if p.is_file()}
     assert listed == on_disk
     assert len(on_disk) >= 30
@@ -273,9 +279,38 @@ def test_cli_presets_lists_every_builtin_and_skips_broken_user_files(capsys, tmp
     monkeypatch.setenv("ROOFLINE_PRESETS", str(tmp_path))
     code, out, err = _run(["presets"], capsys)
     assert code == 0
-    skipped = err.splitlines()
-    assert all(line.startswith("roofline presets: skipped ") for line in skipped)
-    expected = {p.stem for kind in ("hardware", "models") for p in (tmp_path / kind).glob("*.toml")}
+    lines = err.splitlines()
+    skipped = [line for line in lines if line.startswith("roofline presets: skipped ")]
+    warned_lines = [line for line in lines if line.startswith("roofline presets: warning: ")]
+    assert len(skipped) + len(warned_lines) == len(lines)
+    warned = {name for kind, name, _, _ in WARNING_CASES if kind != "scenario"}
+    warned_files = {Path(line.removeprefix("roofline presets: warning: ").split(":")[0]).stem for line in warned_lines}
+    assert warned_files == warned
+    expected = {p.stem for kind in ("hardware", "models") for p in (tmp_path / kind).glob("*.toml")} - warned
     assert {Path(line.removeprefix("roofline presets: skipped ").split(":")[0]).stem for line in skipped} == expected
     for preset_id in [*builtin.hardware, *builtin.models]:
         assert f"  {preset_id} " in out
+
+
+@pytest.mark.parametrize(("kind", "name", "key", "line"), WARNING_CASES, ids=[c[1] for c in WARNING_CASES])
+def test_unknown_keys_are_warned_about_and_the_file_still_loads(tmp_path, capsys, monkeypatch, kind, name, key, line):
+    from roofline.presets.scenario_file import read_scenario
+
+    warnings: list = []
+    if kind == "scenario":
+        values = read_scenario(CORPUS / kind / f"{name}.toml", warnings)
+        assert key not in values
+    else:
+        target = _user_folder(tmp_path, kind, name)
+        catalog = load_catalog(user_dir=tmp_path, kinds=(kind,))
+        assert catalog.errors == []
+        assert name in (catalog.hardware if kind == "hardware" else catalog.models)
+        warnings = catalog.warnings
+        assert warnings[0].path == str(target)
+        monkeypatch.setenv("ROOFLINE_PRESETS", str(tmp_path))
+        flag = "--hardware" if kind == "hardware" else "--model"
+        code, out, err = _run(["report", flag, name, "--format", "json", "--no-ops"], capsys)
+        assert code == 0 and out.startswith("{")
+        assert err.startswith("roofline: warning: ") and key in err and len(err.strip().splitlines()) == 1
+    assert [(w.key, w.line) for w in warnings] == [(key, line)]
+    assert "ignored" in warnings[0].message

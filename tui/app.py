@@ -136,6 +136,9 @@ class RooflineApp(App):
 
             self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog)
             self.push_screen(self.present_screen)
+        if self.catalog.warnings:
+            shown = "\n".join(str(w) for w in self.catalog.warnings[:5])
+            self.notify(f"preset warnings:\n{shown}", severity="warning", timeout=15)
         if self.catalog.errors:  # broken user presets were skipped; say which and why
             shown = "\n".join(str(e) for e in self.catalog.errors[:5])
             more = f"\n... and {len(self.catalog.errors) - 5} more" if len(self.catalog.errors) > 5 else ""
@@ -552,8 +555,9 @@ class RooflineApp(App):
     def load_scenario_file(self, path: Path) -> bool:
         from roofline.presets.scenario_file import read_scenario
 
+        warnings: list = []
         try:
-            form = form_from_file_values(read_scenario(path))
+            form = form_from_file_values(read_scenario(path, warnings))
         except PresetFileError as err:
             self.notify(str(err), severity="error")
             return False
@@ -565,6 +569,8 @@ class RooflineApp(App):
             self._sync_widget(field, getattr(form, field))
         self.form = form
         self.notify(f"scenario loaded: {path}")
+        for warning in warnings:
+            self.notify(str(warning), severity="warning")
         return True
 
 

@@ -197,8 +197,12 @@ def _load_preset(flag: str, kind: str, ref: str, loader):
 
     from roofline.presets.loader import PresetFileError, preset_ids
 
+    warnings: list = []
     try:
-        return loader(ref)
+        item = loader(ref, warnings=warnings)
+        for warning in warnings:
+            print(f"roofline: warning: {warning}", file=sys.stderr)
+        return item
     except KeyError:
         near = get_close_matches(ref, preset_ids(kind), n=3, cutoff=0.5)
         hint = f"did you mean {', '.join(near)}?" if near else f"see: roofline presets {kind}"
@@ -280,6 +284,8 @@ def _run_presets(args: argparse.Namespace) -> int:
     catalog = load_catalog(kinds=kinds)
     for error in catalog.errors:
         print(f"roofline presets: skipped {error}", file=sys.stderr)
+    for warning in catalog.warnings:
+        print(f"roofline presets: warning: {warning}", file=sys.stderr)
     if args.format == "json":
         out: dict[str, list] = {}
         if "hardware" in kinds:
@@ -375,8 +381,11 @@ def _explorer_form(args: argparse.Namespace):
     scenario_file = None
     if args.scenario:
         scenario_file = Path(args.scenario).expanduser()
+        warnings: list = []
         try:
-            form = form_from_file_values(read_scenario(scenario_file))
+            form = form_from_file_values(read_scenario(scenario_file, warnings))
+            for warning in warnings:
+                print(f"roofline: warning: {warning}", file=sys.stderr)
         except PresetFileError as err:
             raise UsageError(f"--scenario: {err}") from None
         except FormError as err:
