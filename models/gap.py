@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .estimate import Ceilings, ceilings, pass_totals
-from .inference import decode_contexts
+from .inference import sampled_decode_contexts
 from .ops import build_ops
 from .scenario import Scenario
 
@@ -26,9 +26,7 @@ class GapTerm:
 
 
 def _mean_step_s(scenario: Scenario, c: Ceilings) -> float:
-    contexts = decode_contexts(scenario)
-    if contexts.size > 257:
-        contexts = np.linspace(contexts[0], contexts[-1], 257)
+    contexts = sampled_decode_contexts(scenario)
     ops = build_ops(scenario, "decode", batch=scenario.batching.batch_size, context=contexts)
     return float(np.mean(np.broadcast_to(pass_totals(ops, c).time_s, contexts.shape)))
 

@@ -75,6 +75,21 @@ def decode_contexts(scenario: Scenario) -> np.ndarray:
     return np.arange(p + 1, p + max(g, 2), dtype=float)
 
 
+MEAN_SAMPLE_POINTS = 257
+
+
+def sampled_decode_contexts(scenario: Scenario) -> np.ndarray:
+    """The generation's decode contexts, thinned to at most 257 evenly spaced ones (ends included).
+
+    The mean of a piecewise-linear step time over evenly spaced contexts including both ends is
+    exact for the linear pieces and within a hair otherwise; sweeps and the gap use it to stay fast.
+    """
+    contexts = decode_contexts(scenario)
+    if contexts.size > MEAN_SAMPLE_POINTS:
+        contexts = np.linspace(contexts[0], contexts[-1], MEAN_SAMPLE_POINTS)
+    return contexts
+
+
 def decode_step_totals(scenario: Scenario, c: Ceilings, *, batch: Number, context: Number) -> PassTotals:
     """One decode step (vectorised over batch and context)."""
     return pass_totals(build_ops(scenario, "decode", batch=batch, context=context), c)

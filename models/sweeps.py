@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .estimate import ceilings
-from .inference import compute_bound_batch, decode_contexts, decode_step_totals
+from .inference import compute_bound_batch, decode_step_totals, sampled_decode_contexts
 from .memory import memory_footprint
 from .scenario import Scenario
 
@@ -45,11 +45,7 @@ class ContextSweep:
 
 def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "bound") -> BatchSweep:
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
-    contexts = decode_contexts(scenario)
-    # Sub-sample long generations: the mean of a piecewise-linear function over evenly spaced
-    # contexts including both ends is exact for linear pieces and within a hair otherwise.
-    if contexts.size > 257:
-        contexts = np.linspace(contexts[0], contexts[-1], 257)
+    contexts = sampled_decode_contexts(scenario)
     grid = decode_step_totals(scenario, c, batch=batches[:, None], context=contexts[None, :])
     step = np.broadcast_to(grid.time_s, (batches.size, contexts.size)).mean(axis=1)
     return BatchSweep(

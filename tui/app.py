@@ -172,6 +172,13 @@ class RooflineApp(App):
             cache[key] = self.query_one(selector) if expect_type is None else self.query_one(selector, expect_type)
         return cache[key]
 
+    def _show_form(self, form: ScenarioForm) -> None:
+        """Make a whole form current, its values mirrored in the input widgets."""
+        for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
+                      "output_tokens", "tp", "pp", "flash_attention", "kv_compression_ratio"):
+            self._sync_widget(field, getattr(form, field))
+        self.form = form
+
     def _field_widget(self, field: str):
         """The input widget for a form field, looked up once (DOM queries walk every node)."""
         cache = self.__dict__.setdefault("_field_widgets", {})
@@ -507,10 +514,7 @@ class RooflineApp(App):
         return not (action == "back_to_slides" and self.present_screen is None)
 
     def open_explorer_from_slide(self, form: ScenarioForm) -> None:
-        for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
-                      "output_tokens", "tp", "pp", "flash_attention", "kv_compression_ratio"):
-            self._sync_widget(field, getattr(form, field))
-        self.form = form
+        self._show_form(form)
         self.pop_screen()
         self.notify("explorer on this slide's scenario; Esc returns to the slides")
 
@@ -564,10 +568,7 @@ class RooflineApp(App):
         except FormError as err:
             self.notify(f"{path}: {err.field}: {err.message}", severity="error")
             return False
-        for field in ("hardware_id", "model_ref", "weights", "activations", "kv", "batch", "prompt_tokens",
-                      "output_tokens", "tp", "pp", "flash_attention", "kv_compression_ratio"):
-            self._sync_widget(field, getattr(form, field))
-        self.form = form
+        self._show_form(form)
         self.notify(f"scenario loaded: {path}")
         for warning in warnings:
             self.notify(str(warning), severity="warning")

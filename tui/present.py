@@ -23,7 +23,7 @@ from .charts import BatchSweepChart, ContextSweepChart, HistoryGrowthChart, Memo
 from .explorer_results import ExplorerResults, compute_results
 from .history_charts import callout_lines
 from .scenario_form import FormError, ScenarioForm, build_scenario
-from .scenario_io import form_from_file_values
+from .scenario_io import file_key, form_from_file_values
 from .slide_numbers import slide_number
 from .view_data import CHART_VIEWS, chart_args, compare_lines, history_for, ops_table_lines
 
@@ -51,8 +51,7 @@ def build_slide(slide: Slide, catalog: PresetCatalog) -> BuiltSlide:
         form = form_from_file_values(slide.scenario)
         results = compute_results(build_scenario(form, catalog))
     except FormError as err:
-        key = {"hardware_id": "hardware", "model_ref": "model"}.get(err.field, err.field)
-        raise DeckError(f"slide {slide.index}: scenario.{key}: {err.message}") from None
+        raise DeckError(f"slide {slide.index}: scenario.{file_key(err.field)}: {err.message}") from None
     for hw_id in slide.compare:
         if hw_id not in catalog.hardware:
             raise DeckError(f"slide {slide.index}: compare: unknown hardware {hw_id!r}")

@@ -11,9 +11,16 @@ from .scenario_form import FormError, ScenarioForm
 _FILE_TO_FORM = {"hardware": "hardware_id", "model": "model_ref", "batch": "batch"}
 
 
+FORM_TO_FILE = {form_key: file_key for file_key, form_key in _FILE_TO_FORM.items()}
+
+
+def file_key(form_field: str) -> str:
+    """The scenario-file key for a form field (``hardware_id`` -> ``hardware``)."""
+    return FORM_TO_FILE.get(form_field, form_field)
+
+
 def form_to_file_values(form: ScenarioForm) -> dict[str, Any]:
-    inverse = {v: k for k, v in _FILE_TO_FORM.items()}
-    return {inverse.get(f.name, f.name): getattr(form, f.name) for f in fields(ScenarioForm)}
+    return {file_key(f.name): getattr(form, f.name) for f in fields(ScenarioForm)}
 
 
 def form_from_file_values(values: dict[str, Any]) -> ScenarioForm:
