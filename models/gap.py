@@ -10,11 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-import numpy as np
-
-from .estimate import Ceilings, ceilings, pass_totals
-from .inference import sampled_decode_contexts
-from .ops import build_ops
+from .estimate import Ceilings, ceilings
+from .inference import mean_decode_step_s
 from .scenario import Scenario
 
 
@@ -26,9 +23,7 @@ class GapTerm:
 
 
 def _mean_step_s(scenario: Scenario, c: Ceilings) -> float:
-    contexts = sampled_decode_contexts(scenario)
-    ops = build_ops(scenario, "decode", batch=scenario.batching.batch_size, context=contexts)
-    return float(np.mean(np.broadcast_to(pass_totals(ops, c).time_s, contexts.shape)))
+    return float(mean_decode_step_s(scenario, c, scenario.batching.batch_size))
 
 
 def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:

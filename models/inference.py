@@ -18,11 +18,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import Ceilings, PassTotals, ceilings, pass_totals
+from .estimate import Ceilings, PassTotals, ceilings, pass_totals, time_op
 from .ops import Number, build_ops
 from .scenario import Scenario
 
 MAX_SEARCH_BATCH = 1 << 30
+BRACKET_POINTS = 257
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -75,24 +76,36 @@ def decode_contexts(scenario: Scenario) -> np.ndarray:
     return np.arange(p + 1, p + max(g, 2), dtype=float)
 
 
-MEAN_SAMPLE_POINTS = 257
-
-
-def sampled_decode_contexts(scenario: Scenario) -> np.ndarray:
-    """The generation's decode contexts, thinned to at most 257 evenly spaced ones (ends included).
-
-    The mean of a piecewise-linear step time over evenly spaced contexts including both ends is
-    exact for the linear pieces and within a hair otherwise; sweeps and the gap use it to stay fast.
-    """
-    contexts = decode_contexts(scenario)
-    if contexts.size > MEAN_SAMPLE_POINTS:
-        contexts = np.linspace(contexts[0], contexts[-1], MEAN_SAMPLE_POINTS)
-    return contexts
-
-
 def decode_step_totals(scenario: Scenario, c: Ceilings, *, batch: Number, context: Number) -> PassTotals:
     """One decode step (vectorised over batch and context)."""
     return pass_totals(build_ops(scenario, "decode", batch=batch, context=context), c)
+
+
+def mean_decode_step_s(scenario: Scenario, c: Ceilings, batches: Number) -> np.ndarray:
+    """Mean decode step time over every context of the generation, for each batch size (exact).
+
+    Ops that do not depend on the context (GEMMs, norms, collectives, MoE experts) are evaluated
+    once per batch. Ops that do (attention over the KV cache) are per-sequence work: FLOPs and
+    bytes are B times those of one sequence, so with k the fixed per-kernel cost
+    time(B, c) = B * (time(1, c) - k) + k, and the mean over contexts is
+    B * mean_c(time(1, c) - k) + k. One 1-D pass over the contexts and one over the batches
+    replace a batch x context grid.
+    """
+    contexts = decode_contexts(scenario)
+    batches = np.asarray(batches, dtype=float)
+    per_sequence = build_ops(scenario, "decode", batch=1.0, context=contexts)
+    per_batch = build_ops(scenario, "decode", batch=batches, context=contexts[0])
+    if [op.name for op in per_sequence] != [op.name for op in per_batch]:
+        raise AssertionError("decode ops differ between batch and context evaluation")
+    total = np.zeros_like(batches)
+    for one, many in zip(per_sequence, per_batch, strict=True):
+        t_one = time_op(one, c)
+        if np.ndim(t_one.time_s) == 0:  # does not depend on the context
+            total = total + many.count * time_op(many, c).time_s
+        else:
+            per_seq_s = float(np.mean(t_one.time_s)) - t_one.overhead_s
+            total = total + one.count * (batches * per_seq_s + t_one.overhead_s)
+    return total
 
 
 def prefill_totals(scenario: Scenario, c: Ceilings, *, batch: Number | None = None) -> PassTotals:
@@ -172,19 +185,25 @@ def compute_bound_batch(scenario: Scenario, *, context: float | None = None, est
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
     ctx = mean_decode_context(scenario) if context is None else context
 
-    def compute_heavier(batch: int) -> bool:
-        t = decode_step_totals(scenario, c, batch=float(batch), context=ctx)
-        return float(t.compute_s) > float(t.memory_s)
+    def compute_heavier(batches: np.ndarray) -> np.ndarray:
+        t = decode_step_totals(scenario, c, batch=batches, context=ctx)
+        return np.broadcast_to(np.asarray(t.compute_s) > np.asarray(t.memory_s), batches.shape)
 
-    if not compute_heavier(MAX_SEARCH_BATCH):
+    # powers of two first, then narrow the bracket (every whole batch in it once it is small enough)
+    candidates = 2.0 ** np.arange(MAX_SEARCH_BATCH.bit_length())
+    heavier = compute_heavier(candidates)
+    if not heavier[-1]:
         return None
-    lo, hi = 1, MAX_SEARCH_BATCH
-    if compute_heavier(lo):
-        return lo
+    first = int(np.argmax(heavier))
+    if first == 0:
+        return 1
+    lo, hi = int(candidates[first - 1]), int(candidates[first])
     while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if compute_heavier(mid):
-            hi = mid
+        if hi - lo < BRACKET_POINTS:
+            candidates = np.arange(lo, hi + 1, dtype=float)
         else:
-            lo = mid
+            candidates = np.unique(np.linspace(lo, hi, BRACKET_POINTS).round())
+        heavier = compute_heavier(candidates)
+        first = int(np.argmax(heavier))  # heavier[-1] (= hi) is known to be True
+        lo, hi = int(candidates[first - 1]), int(candidates[first])
     return hi

@@ -335,6 +335,15 @@ def _layer_group_ops(phase: str, group: LayerGroup, batch: Number, context: Numb
     return ops
 
 
+_MERGE_FIELDS = ("flops", "weight_bytes", "activation_bytes", "kv_read_bytes", "kv_write_bytes", "comm_bytes")
+
+
+def _same(a: Number, b: Number) -> bool:
+    if isinstance(a, float | int) and isinstance(b, float | int):  # the common case, kept cheap
+        return a == b
+    return a is b or bool(np.array_equal(a, b))
+
+
 def _merge(ops: list[Op]) -> list[Op]:
     """Combine ops of the same name from different layer groups (identical shapes add counts)."""
     merged: dict[str, Op] = {}
@@ -342,11 +351,7 @@ def _merge(ops: list[Op]) -> list[Op]:
         key = op.name
         if key in merged:
             prev = merged[key]
-            per_layer_same = all(
-                np.array_equal(getattr(prev, f), getattr(op, f))
-                for f in ("flops", "weight_bytes", "activation_bytes", "kv_read_bytes", "kv_write_bytes",
-                          "comm_bytes")
-            )
+            per_layer_same = all(_same(getattr(prev, f), getattr(op, f)) for f in _MERGE_FIELDS)
             if per_layer_same:
                 merged[key] = Op(**{**_fields(prev), "count": prev.count + op.count})
                 continue

@@ -1,9 +1,10 @@
 """Decode over a range of batch sizes or contexts, as numpy arrays (one vectorised call each).
 
-Batch sweep: mean decode step over the generation's contexts (P+1 .. P+G-1) for every batch
-in ``batches`` -> per-sequence and aggregate tokens/s; the memory limit is the largest batch
-that fits. Context sweep: the decode step at each context for the scenario's batch, with the
-share of the step spent moving KV-cache bytes (KV bytes / bandwidth over step time).
+Batch sweep: mean decode step over every context of the generation (P+1 .. P+G-1) for each
+batch in ``batches`` (exact, see :func:`mean_decode_step_s`) -> per-sequence and aggregate
+tokens/s; the memory limit is the largest batch that fits. Context sweep: the decode step at
+each context for the scenario's batch, with the share of the step spent moving KV-cache bytes
+(KV bytes / bandwidth over step time).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .estimate import ceilings
-from .inference import compute_bound_batch, decode_step_totals, sampled_decode_contexts
+from .inference import compute_bound_batch, decode_step_totals, mean_decode_step_s
 from .memory import memory_footprint
 from .scenario import Scenario
 
@@ -45,9 +46,7 @@ class ContextSweep:
 
 def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "bound") -> BatchSweep:
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
-    contexts = sampled_decode_contexts(scenario)
-    grid = decode_step_totals(scenario, c, batch=batches[:, None], context=contexts[None, :])
-    step = np.broadcast_to(grid.time_s, (batches.size, contexts.size)).mean(axis=1)
+    step = mean_decode_step_s(scenario, c, batches)
     return BatchSweep(
         batches=batches,
         step_time_s=step,

@@ -32,6 +32,12 @@ def scenario(hw_id: str, model_id: str, *, batch: int = 1, prompt: int = 1024, o
     )
 
 
+@pytest.fixture(autouse=True)
+def _no_gpu_probing(monkeypatch):
+    """The explorer probes for local GPUs at start-up; tests opt back in (tests/gpu_fakes.py clears this)."""
+    monkeypatch.setenv("ROOFLINE_NO_DETECT", "1")
+
+
 @pytest.fixture
 def make_scenario():
     return scenario

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -151,13 +153,30 @@ def test_memory_parts_add_up(s):
 @SETTINGS
 @given(scenarios)
 def test_batch_sweep_agrees_with_single_evaluations(s):
-    """The vectorised batch sweep at the scenario's batch equals the scenario's own mean decode step
-    (within the sweep's sub-sampling of long generations)."""
+    """The batch sweep (per-sequence attention scaled by B) equals the scenario's own mean decode
+    step, which evaluates every context at the scenario's batch directly: the separation is exact."""
     from roofline.models.sweeps import batch_sweep
 
     b = s.batching.batch_size
-    sweep = batch_sweep(s, np.array([float(b)]))
-    assert float(sweep.step_time_s[0]) == pytest.approx(estimate(s, "bound").decode.step_time_s, rel=1e-3)
+    for name in ("bound", "expected"):
+        sweep = batch_sweep(s, np.array([1.0, float(b), 3.0 * b]), name)
+        assert float(sweep.step_time_s[1]) == pytest.approx(estimate(s, name).decode.step_time_s, rel=1e-9)
+
+
+@SETTINGS
+@given(scenarios)
+def test_batch_sweep_equals_a_brute_force_grid(s):
+    """Against the batch x context grid evaluated op by op, at batches that are not the scenario's."""
+    from roofline.models.inference import decode_contexts
+    from roofline.models.sweeps import batch_sweep
+
+    batches = np.array([1.0, 7.0, 256.0])
+    contexts = decode_contexts(s)[:64]
+    short = replace(s, batching=replace(s.batching, output_tokens=contexts.size + 1))
+    c = ceilings(s.hardware, s.precisions.compute_dtype, "expected")
+    grid = decode_step_totals(short, c, batch=batches[:, None], context=contexts[None, :]).time_s
+    brute = np.broadcast_to(grid, (batches.size, contexts.size)).mean(axis=1)
+    np.testing.assert_allclose(batch_sweep(short, batches, "expected").step_time_s, brute, rtol=1e-9)
 
 
 @SETTINGS

@@ -39,6 +39,7 @@ from .scenario_io import form_from_file_values, form_to_file_values
 from .view_data import CHART_VIEWS, chart_args, history_for
 
 NARROW_WIDTH = 100
+STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
 OPTIONAL_FIELDS = {"mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
@@ -72,8 +73,9 @@ class RooflineApp(App):
     achievable: reactive[bool] = reactive(False, init=False)
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
-                 shown_context: int | None = None, deck=None) -> None:
+                 shown_context: int | None = None, deck=None, detect_hardware: bool = False) -> None:
         super().__init__()
+        self.detect_hardware = detect_hardware  # probe for local GPUs and open on them (no --hardware given)
         self.deck = deck  # a talk deck (roofline present): slides over the explorer
         self.present_screen = None
         self.catalog = catalog or load_catalog()
@@ -131,6 +133,8 @@ class RooflineApp(App):
         compare.add_columns("device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
         self._apply_layout_class(self.size.width)
         self.recompute()
+        if self.detect_hardware:
+            self.run_worker(self._detect_local_hardware, thread=True, group="detect", exit_on_error=False)
         if self.deck is not None:
             from .present import PresentScreen, check_deck
 
@@ -144,6 +148,40 @@ class RooflineApp(App):
             more = f"\n... and {len(self.catalog.errors) - 5} more" if len(self.catalog.errors) > 5 else ""
             self.notify(f"skipped {len(self.catalog.errors)} preset file(s):\n{shown}{more}", severity="warning",
                         timeout=15)
+
+    # ---- the box we run on -----------------------------------------------------------------------
+    def _detect_local_hardware(self) -> None:
+        """Thread worker: find local GPUs (bounded by a short timeout), then switch to them on the UI thread."""
+        from .gpu.detect import detect_accelerators
+
+        form_before = self.form
+        detection = detect_accelerators(timeout_s=STARTUP_DETECT_TIMEOUT_S, available_ids=list(self.catalog.hardware))
+        self.call_from_thread(self._apply_detection, detection, form_before)
+
+    def _apply_detection(self, detection, form_before: ScenarioForm) -> None:
+        from .gpu.match import format_gib
+
+        if not detection.devices:
+            return  # nothing found: the embedded default stays, without noise
+        group = next((g for g in detection.groups if g.preset_id == detection.preset_id), detection.groups[0])
+        found = f"{group.count} x {group.name} ({format_gib(group.memory_bytes)}) via {detection.source}"
+        if detection.preset_id is None:
+            self.notify(f"found {found}: no preset ({detection.preset_reason})", severity="warning", timeout=10)
+            return
+        if self.form != form_before:  # the user has already changed something: do not move under them
+            self.notify(f"found {found} (preset {detection.preset_id}); not switched, the scenario was edited")
+            return
+        tp = min(detection.preset_count, int(FIELD_LIMITS["tp"][1]))
+        candidate = replace(self.form, hardware_id=detection.preset_id, tp=tp)
+        try:
+            build_scenario(candidate, self.catalog)
+        except (FormError, ModelInputError) as err:
+            candidate = replace(self.form, hardware_id=detection.preset_id)
+            note = f"TP {tp} does not fit this model ({err}), so TP 1"
+        else:
+            note = f"TP {tp}" if tp > 1 else "one device"
+        self._show_form(candidate)
+        self.notify(f"detected {found}: showing {detection.preset_id}, {note}", timeout=8)
 
     def on_resize(self, event) -> None:
         self._apply_layout_class(event.size.width)
@@ -576,8 +614,8 @@ class RooflineApp(App):
 
 
 def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = None,
-                 scenario_file: Path | None = None) -> int:
-    app = RooflineApp(form, shown_context=shown_context)
+                 scenario_file: Path | None = None, detect_hardware: bool = False) -> int:
+    app = RooflineApp(form, shown_context=shown_context, detect_hardware=detect_hardware)
     if scenario_file is not None:
         app.call_after_refresh(app.load_scenario_file, scenario_file)
     app.run()

@@ -185,6 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--save", action="store_true", help="store the result in a user hardware preset")
     calibrate.add_argument("--force", action="store_true", help="with --save: replace an existing user preset")
 
+    from .detect_cli import add_detect_parser
+
+    add_detect_parser(sub)
+
     presets = sub.add_parser("presets", help="list hardware and model presets with their sources")
     presets.add_argument("kind", nargs="?", choices=("hardware", "models"), help="only this kind")
     presets.add_argument("--format", choices=("text", "json"), default="text")
@@ -341,6 +345,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .validate_cli import run_validate
 
             return run_validate(args)
+        if args.command == "detect":
+            from .detect_cli import run_detect
+
+            return run_detect(args)
         if args.command == "history":
             from .history_cli import run_history
 
@@ -357,7 +365,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     from .app import run_explorer
 
-    return run_explorer(form, scenario_file=scenario_file)
+    # no --hardware and no scenario file: open on the local GPUs when there are any
+    return run_explorer(form, scenario_file=scenario_file, detect_hardware=args.hardware is None and not args.scenario)
 
 
 _FORM_FIELD_TO_FLAG = {"hardware_id": "--hardware", "model_ref": "--model", "batch": "--batch",
