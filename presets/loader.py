@@ -34,7 +34,7 @@ _HW_OPTIONAL = (
 )
 _ACHIEVABLE_KEYS = (
     "mem_bw_fraction", "mem_bw_source", "matmul_fraction", "matmul_source", "fp8_matmul_fraction",
-    "fp8_matmul_source",
+    "fp8_matmul_source", "fp32_matmul_fraction", "fp32_matmul_source",
 )
 _MODEL_REQUIRED = ("name", "source", "config")
 _MODEL_OPTIONAL = (
@@ -186,7 +186,8 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     achievable = doc.table("achievable", required=False)
     doc.check_keys(_ACHIEVABLE_KEYS, achievable, "achievable.", strict=False)
     fractions: dict[str, float] = {}
-    for key, dtypes in (("matmul_fraction", ("bf16", "fp16")), ("fp8_matmul_fraction", ("fp8",))):
+    for key, dtypes in (("matmul_fraction", ("bf16", "fp16")), ("fp8_matmul_fraction", ("fp8",)),
+                        ("fp32_matmul_fraction", ("fp32",))):
         value = doc.number(achievable, key, f"achievable.{key}", required=False)
         if value is not None:
             if value > 1:

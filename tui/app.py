@@ -30,15 +30,17 @@ from .dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .formatting import duration, gib, si
+from .gpu.live import ActivitySample, Trail, sample_to_point
 from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .panes import BatchingPane, HardwarePane, WorkloadPane
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
-from .view_data import CHART_VIEWS, chart_args, history_for
+from .view_data import CHART_VIEWS, chart_args, history_for, live_points_log10
 
 NARROW_WIDTH = 100
+LIVE_GPU_INDEX = 0  # the live point shows one device; with TP every rank runs the same kernels
 STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
@@ -62,6 +64,7 @@ class RooflineApp(App):
         Binding("i", "toggle_inputs", "inputs", id="inputs.toggle"),
         Binding("x", "compare_remove", "remove from compare", show=False, id="compare.remove"),
         Binding("g", "explain_gap", "bound vs expected", id="gap.explain"),
+        Binding("l", "toggle_live", "live GPU", id="live.toggle"),
         Binding("question_mark", "help", "keys", id="help"),
         Binding("ctrl+s", "screenshot_svg", "screenshot", id="screenshot"),
         Binding("q", "quit", "quit", id="quit"),
@@ -85,6 +88,7 @@ class RooflineApp(App):
         self.baseline: ExplorerResults | None = None
         self.compare_ids: list[str] = [h for h in COMPARE_DEFAULT if h in self.catalog.hardware]
         self.invalid_fields: dict[str, str] = {}
+        self.live_trail: Trail | None = None  # the running workload's last points while live counters are on
 
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -102,6 +106,7 @@ class RooflineApp(App):
                 with TabbedContent(id="views", initial="roofline"):
                     with TabPane("1 Roofline", id="roofline"):
                         yield RooflineChart(id="roofline-chart")
+                        yield Static(id="live-status")
                     with TabPane("2 Batch", id="batch"):
                         yield BatchSweepChart(id="batch-chart")
                     with TabPane("3 Context", id="context"):
@@ -339,7 +344,10 @@ class RooflineApp(App):
         if view in CHART_VIEWS:
             chart = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
                      "memory": MemoryChart}[view]
-            self._w(chart).show(*chart_args(view, r, self.achievable, self.baseline))
+            args = chart_args(view, r, self.achievable, self.baseline)
+            if view == "roofline":
+                args = (*args, live_points_log10(self.live_trail))
+            self._w(chart).show(*args)
         if view == "ops":
             self._draw_ops(r)
         elif view == "compare":
@@ -539,9 +547,72 @@ class RooflineApp(App):
                "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
         self.push_screen(GapScreen(gap_lines(gap)))
 
+    # ---- live counters: the running workload on the roofline --------------------------------------
+    def action_toggle_live(self) -> None:
+        """Switch live counters on (a worker samples them) or off (the worker stops, the status line goes)."""
+        status = self._w("#live-status", Static)
+        if status.has_class("-on"):
+            for worker in self.workers:
+                if worker.group == "live" and not worker.is_finished:
+                    worker.cancel()
+            self.live_trail = None
+            status.update("")
+            status.remove_class("-on")
+            self._draw_view("roofline")
+            return
+        self.live_trail = Trail()
+        status.add_class("-on")
+        status.update(f"live: looking for counters on GPU {LIVE_GPU_INDEX} (dcgmi dmon, then NVML GPM)...")
+        self.run_worker(self._sample_live, thread=True, exclusive=True, group="live", exit_on_error=False)
+
+    def _sample_live(self) -> None:
+        """Thread worker: open a counter source, then post one sample a second until cancelled."""
+        from textual.worker import get_current_worker
+
+        from .gpu.live import Unavailable, open_live_source
+
+        worker = get_current_worker()
+        opened = open_live_source(LIVE_GPU_INDEX)
+        if isinstance(opened, Unavailable):
+            self.call_from_thread(self._live_unavailable, opened.reason)
+            return
+        with opened as source:
+            while not worker.is_cancelled:
+                sample = source.read(timeout_s=0.5)
+                if worker.is_cancelled:
+                    return
+                if sample is not None:
+                    self.call_from_thread(self._add_live_sample, sample, source.name)
+                elif source.failure is not None:
+                    self.call_from_thread(self._live_unavailable, source.failure)
+                    return
+
+    def _live_unavailable(self, reason: str) -> None:
+        self.live_trail = None
+        self._w("#live-status", Static).update(f"live counters unavailable: {reason} (l to close)")
+
+    def _add_live_sample(self, sample: ActivitySample, source_name: str) -> None:
+        r = self.results
+        if self.live_trail is None or r is None:
+            return  # switched off meanwhile
+        hw = r.scenario.hardware
+        point = sample_to_point(sample, spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
+                                spec_peak_flops_per_s=r.spec.matmul_flops_per_s)
+        self.live_trail.add(point)
+        ai = point.arithmetic_intensity_flop_per_byte
+        self._w("#live-status", Static).update(
+            f"live GPU {sample.gpu_index} via {source_name}: DRAM {sample.dram_active:.0%} x "
+            f"{si(hw.mem_bw_bytes_per_s, 'B/s')} = {si(point.achieved_bytes_per_s, 'B/s')}, tensor "
+            f"{sample.tensor_active:.0%} x {si(r.spec.matmul_flops_per_s, 'FLOP/s')} = "
+            f"{si(point.achieved_flops_per_s, 'FLOP/s')}, {'-' if ai is None else f'{ai:,.1f}'} FLOP/B "
+            f"(whole-device averages; l stops)")
+        if self._w("#views", TabbedContent).active == "roofline":
+            self._draw_view("roofline")
+
     # ---- talk mode ---------------------------------------------------------------------------------
     _EXPLORER_ACTIONS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_achievable", "toggle_inputs",
-                                   "compare_remove", "explain_gap", "help", "show_view", "back_to_slides"})
+                                   "compare_remove", "explain_gap", "help", "show_view", "back_to_slides",
+                                   "toggle_live"})
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """While a slide is on screen the explorer's keys belong to the presenter."""

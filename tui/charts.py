@@ -140,9 +140,10 @@ class RooflineChart(_Chart):
     """Arithmetic intensity against FLOP/s, log-log: the roof, the ridge, every op."""
 
     def draw(self, points: RooflinePoints, spec: Ceilings, achievable: Ceilings,
-             baseline: tuple[float, float] | None = None) -> None:
+             baseline: tuple[float, float] | None = None, live: list[tuple[float, float]] = ()) -> None:
+        """``live``: the running workload's recent (log10 FLOP/B, log10 FLOP/s), oldest first."""
         plt = self.plt
-        xs_all = points.decode_x + points.prefill_x + [points.step_x]
+        xs_all = points.decode_x + points.prefill_x + [points.step_x] + [x for x, _ in live]
         ridge = spec.matmul_flops_per_s / spec.mem_bw_bytes_per_s
         x_low = min(-1.0, math.floor(min(xs_all)))
         x_high = max(math.ceil(math.log10(ridge)) + 1.0, math.ceil(max(xs_all)))
@@ -160,10 +161,15 @@ class RooflineChart(_Chart):
         if baseline is not None:
             plt.scatter([baseline[0]], [baseline[1]], label="baseline step", marker="B", color="gray")
         plt.scatter([points.step_x], [points.step_y], label="decode step", marker="@", color="green")
+        if len(live) > 1:
+            plt.scatter([x for x, _ in live[:-1]], [y for _, y in live[:-1]], label="live trail", marker=".",
+                        color="magenta")
+        if live:
+            plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
         peak_log = math.log10(spec.matmul_flops_per_s)
         plt.vline(math.log10(ridge), color="gray")
         plt.text(f"ridge {ridge:,.0f} FLOP/B", math.log10(ridge), peak_log + 0.15, color="red")
-        ys_all = points.decode_y + points.prefill_y + [points.step_y]
+        ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
         y_low = math.floor(min(min(ys_all), np.log10(spec.mem_bw_bytes_per_s) + x_low))
         plt.xlim(x_low, x_high)
         plt.ylim(y_low, peak_log + 0.5)

@@ -186,8 +186,10 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--force", action="store_true", help="with --save: replace an existing user preset")
 
     from .detect_cli import add_detect_parser
+    from .measure_cli import add_measure_parser
 
     add_detect_parser(sub)
+    add_measure_parser(sub)
 
     presets = sub.add_parser("presets", help="list hardware and model presets with their sources")
     presets.add_argument("kind", nargs="?", choices=("hardware", "models"), help="only this kind")
@@ -345,6 +347,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .validate_cli import run_validate
 
             return run_validate(args)
+        if args.command == "measure":
+            from .measure_cli import run_measure
+
+            return run_measure(args)
         if args.command == "detect":
             from .detect_cli import run_detect
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from roofline.models.estimate import time_op
 from roofline.models.history import default_endpoints, metric_value
 from roofline.presets.loader import PresetCatalog
@@ -34,6 +36,14 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
                  "activations": m.per_device_activation_bytes / GIB,
                  "reserve": m.per_device_runtime_reserve_bytes / GIB}, m.capacity_bytes / GIB)
     raise ValueError(f"{view!r} is not a chart view")
+
+
+def live_points_log10(trail) -> list[tuple[float, float]]:
+    """The live trail (oldest first) as (log10 FLOP/B, log10 FLOP/s); idle or all-compute samples are left out."""
+    if trail is None:
+        return []
+    return [(math.log10(p.arithmetic_intensity_flop_per_byte), math.log10(p.achieved_flops_per_s))
+            for p in trail.points if p.arithmetic_intensity_flop_per_byte and p.achieved_flops_per_s > 0]
 
 
 def history_for(catalog: PresetCatalog, r: ExplorerResults, metric: str = "bf16", vendor: str = "all"
