@@ -9,7 +9,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.reactive import reactive
+from textual.reactive import var
 from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
 
 from roofline.models.errors import ModelInputError
@@ -35,6 +35,7 @@ from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .panes import BatchingPane, HardwarePane, WorkloadPane
+from .quiet_update import set_text
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
 from .view_data import CHART_VIEWS, chart_args, history_for, live_points_log10
@@ -72,8 +73,10 @@ class RooflineApp(App):
         *[Binding(str(i + 1), f"show_view('{v}')", v, show=False, id=f"view.{v}") for i, v in enumerate(VIEWS)],
     ]
 
-    form: reactive[ScenarioForm] = reactive(ScenarioForm, init=False)
-    achievable: reactive[bool] = reactive(False, init=False)
+    # var, not reactive: a reactive on the App repaints the whole screen on every change; the
+    # watchers below redraw exactly the widgets that depend on the value.
+    form: var[ScenarioForm] = var(ScenarioForm, init=False)
+    achievable: var[bool] = var(False, init=False)
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
                  shown_context: int | None = None, deck=None, detect_hardware: bool = False) -> None:
@@ -298,7 +301,7 @@ class RooflineApp(App):
         if widget is not None:
             widget.add_class("-invalid")
         status = f"{field.replace('_', ' ')}: {message} (showing the last good scenario)"
-        self._w("#status", Static).update(status)
+        set_text(self._w("#status", Static), status)
 
     # ---- computing and drawing -----------------------------------------------------------------
     def recompute(self) -> None:
@@ -313,7 +316,7 @@ class RooflineApp(App):
             self._mark_invalid(err.field, err.message)
             return
         except (ArithmeticError, ValueError) as err:  # a combination no check anticipated: keep the last good
-            self._w("#status", Static).update(f"could not compute this scenario ({err}); showing the last good one")
+            set_text(self._w("#status", Static), f"could not compute this scenario ({err}); showing the last good one")
             return
         if self.invalid_fields:
             for field in self.invalid_fields:
@@ -321,7 +324,7 @@ class RooflineApp(App):
                 if widget is not None:
                     widget.remove_class("-invalid")
             self.invalid_fields.clear()
-            self._w("#status", Static).update("")
+            set_text(self._w("#status", Static), "")
         self.results = results
         self.redraw()
 
@@ -374,13 +377,13 @@ class RooflineApp(App):
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
         hw, m, c = r.scenario.hardware, r.scenario.model, r.spec
-        self._w("#hardware-figures", Static).update(
+        set_text(self._w("#hardware-figures", Static),
             f"{si(hw.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
             f"{gib(hw.memory_capacity_bytes)} ({hw.memory_capacity_unit} on the datasheet) | "
             f"ridge {c.matmul_flops_per_s / hw.mem_bw_bytes_per_s:,.0f} FLOP/B")
         a = m.attention
         moe = f" | {m.moe.num_experts} experts, top-{m.moe.top_k}" if m.moe else ""
-        self._w("#model-summary", Static).update(
+        set_text(self._w("#model-summary", Static),
             f"{m.params / 1e9:,.1f} B params, {m.active_params / 1e9:,.1f} B active\n"
             f"{m.num_layers} layers, {a.num_heads} heads, {a.num_kv_heads} KV heads"
             f"{' (MLA)' if a.is_mla else ''}{moe}")
@@ -409,11 +412,12 @@ class RooflineApp(App):
         other_label = "spec bound" if self.achievable else "expected"
         crossover = r.batch_sweep(self.achievable).compute_bound_batch
         turn = "never turns compute-bound" if crossover is None else f"turns compute-bound at batch {crossover:,}"
-        self._w("#verdict", Verdict).update(
-            f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
-            f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
-            f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
-            f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}")
+        set_text(self._w("#verdict", Verdict),
+                 f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
+                 f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
+                 f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
+                 f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}",
+                 markup=True)
         m = r.memory
         used, cap = m.per_device_bytes, m.capacity_bytes
         width = 30
@@ -422,7 +426,7 @@ class RooflineApp(App):
         verdict = "fits" if m.fits else "DOES NOT FIT"
         mem_bar = self._w("#memory-bar", Static)
         mem_bar.set_class(not m.fits, "-overflow")
-        mem_bar.update(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
+        set_text(mem_bar, f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
 
     def _draw_ops(self, r: ExplorerResults) -> None:
         """Fill the ops table; when the same ops are listed, update cells in place (keeps the cursor)."""

@@ -6,6 +6,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits, Label, Static
 
+from .quiet_update import set_text
+
 
 def _short(value: float) -> str:
     """Digits-friendly: 4 significant figures, thousands as k."""
@@ -31,9 +33,9 @@ class Metric(Vertical):
         if not self.is_mounted or not self.children:  # a late message while the app shuts down
             return
         self.query_one(Digits).update(_short(value))
-        self.query_one(".value-text", Label).update(text)
+        set_text(self.query_one(".value-text", Label), text)
         label = self.query_one(".delta", Label)
-        label.update(delta)
+        set_text(label, delta)
         label.display = bool(delta)
 
 
