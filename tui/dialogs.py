@@ -23,6 +23,7 @@ HELP_MARKDOWN = """\
 | `ctrl+p` | command palette: hardware, model, precisions, save/load, compare |
 | `ctrl+s` | save an SVG screenshot in the current folder |
 | `g` | why `expected` is slower than `bound`, term by term |
+| `l` | live GPU counters (DCGM / NVML): the running workload as `L` on the roofline |
 | `?` | this help |
 | `q` | quit |
 
