@@ -1,11 +1,15 @@
 """Roofline timing of ops and phases: the ``bound`` and ``expected`` estimates.
 
-Per op: time = max(FLOPs / peak, bytes / bandwidth, link bytes / link bandwidth) + fixed cost.
-Ops run one after another, so a pass takes the sum over ops of count * time.
+Per op: time = max(compute, memory) + (1 - overlap) * min(compute, memory) + fixed cost, with
+compute = FLOPs / peak and memory = bytes / bandwidth (a collective: link bytes / link bandwidth
++ latency). Ops run one after another, so a pass takes the sum over ops of count * time.
 
-- ``bound``: spec-sheet peaks, no fixed costs. A real system cannot beat it.
+- ``bound``: spec-sheet peaks, perfect overlap (the roofline's max), no fixed costs. A real system
+  cannot beat it.
 - ``expected``: measured ceilings where published (the hardware preset's achievable
-  fractions), else the defaults below, plus a fixed cost per kernel and per collective.
+  fractions), else the defaults below; FlashAttention below GEMM efficiency; compute and memory
+  that do not overlap within a kernel; a fixed cost per kernel and per collective.
+  :func:`expected_assumptions` lists every parameter with its source.
 """
 
 from __future__ import annotations
@@ -22,13 +26,33 @@ from .ops import Number, Op
 # (NVIDIA matmul) as generic factors." The midpoints:
 DEFAULT_MEM_BW_FRACTION = 0.875
 DEFAULT_MATMUL_FRACTION = 0.775
+# Fused attention (FlashAttention) runs below the device's GEMM rate: FlashAttention-2 reaches
+# "50-73% of the theoretical maximum FLOPs/s on A100" (Dao 2023, arXiv:2307.08691, abstract), a
+# midpoint of 61.5% against the A100's measured GEMM rate of 86.9% (MAMF, achievable-ceilings.md):
+# 0.615 / 0.869 = 0.71. On H100, FlashAttention-3 reaches 75% of peak against GEMM's 80% (0.93),
+# FlashAttention-2 35% (0.44) (Shah et al. 2024, arXiv:2407.08608). Relative to the achievable
+# GEMM rate so that a device's own measured fraction carries over.
+ATTENTION_KERNEL_EFFICIENCY = 0.7
+# How much of the smaller of an op's compute and memory times hides under the larger. The roofline
+# (Williams, Waterman, Patterson, CACM 2009) assumes complete overlap (1.0, the max); ``expected``
+# assumes none (the times add). Reasoning: near the ridge a real GEMM saturates neither roof at once
+# (pipeline fill and drain per tile, tile and wave quantisation: NVIDIA "Matrix Multiplication
+# Background" user's guide); far from it the smaller term is negligible either way, so decode at
+# small batch and long prefills barely move. Evidence: with no overlap, expected lands within 5% of
+# the TensorRT-LLM batch-1 time to first token on A100 and L40S at 128 and 2048-token prompts
+# (measured-dev TR-24..29), where full overlap was 17-38% optimistic.
+EXPECTED_COMPUTE_MEMORY_OVERLAP = 0.0
 # nccl-tests ring all-reduce bus bandwidth on 8x H100 NVLink, about 365-370 of 450 GB/s per
 # direction (NVIDIA/nccl-tests#212).
 DEFAULT_LINK_BW_FRACTION = 0.8
 # Fixed cost per kernel: launch gap plus the ramp-up and tail of a short kernel. NVIDIA's
 # "Getting Started with CUDA Graphs" blog measures 3.4-3.8 us per short kernel in a stream or
 # graph; 4 us also closes the gap between gpt-fast's measured Llama-2-7B decode on A100
-# (104.9 tok/s, measured-dev GF-01) and its weight-streaming time.
+# (104.9 tok/s, measured-dev GF-01) and its weight-streaming time. This is the graph-captured
+# (or back-to-back async stream) rate that vLLM, TensorRT-LLM, SGLang and gpt-fast (torch.compile
+# with CUDA graphs) run decode at; an eager PyTorch loop whose host cannot stay ahead of the GPU
+# pays the host's per-op dispatch cost instead (the same blog: ~9.6 us per kernel with a
+# synchronisation after each launch), so expected is optimistic for such stacks.
 DEFAULT_KERNEL_OVERHEAD_S = 4e-6
 # Small-message all-reduce latency: vLLM/SGLang custom all-reduce on H100 NVLink, 4-12 us at
 # TP2-8 (sgl-project/sglang#2904); NCCL over PCIe on 8x RTX 4090, about 42 us (NVIDIA/nccl#1530).
@@ -71,6 +95,10 @@ class Ceilings:
     link_bw_bytes_per_s: float
     kernel_overhead_s: float
     collective_latency_s: float
+    # fused attention kernels' rate (FLOP/s); None: the matmul rate
+    attention_flops_per_s: float | None = None
+    # share of min(compute, memory) that hides under the larger term: 1.0 = the roofline's max
+    compute_memory_overlap: float = 1.0
     # weight dtype -> streaming efficiency of its GEMMs (1.0 where absent)
     weight_stream_efficiency: dict[str, float] = field(default_factory=dict)
     spec_matmul_flops_per_s: float
@@ -105,6 +133,8 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
     return Ceilings(
         name="expected", compute_dtype=used_dtype,
         matmul_flops_per_s=spec_peak * matmul_fraction,
+        attention_flops_per_s=spec_peak * matmul_fraction * ATTENTION_KERNEL_EFFICIENCY,
+        compute_memory_overlap=EXPECTED_COMPUTE_MEMORY_OVERLAP,
         vector_flops_per_s=spec_vector * DEFAULT_MATMUL_FRACTION,
         mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s * mem_fraction,
         link_bw_bytes_per_s=link * DEFAULT_LINK_BW_FRACTION,
@@ -113,6 +143,66 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
         spec_matmul_flops_per_s=spec_peak, spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
         weight_stream_efficiency={d: e for d, e in efficiency.items() if e < 1.0},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Assumption:
+    """One parameter ``expected`` used: its name, value, unit and where the value comes from."""
+
+    name: str
+    value: float
+    unit: str
+    source: str
+
+
+def _preset_or_default(hw: Hardware, key: str, measured: bool, default_note: str) -> str:
+    if measured:
+        return f"{hw.id} preset: {hw.sources.get(key, 'measured (source in the preset)')}"
+    return default_note
+
+
+def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[str, ...] = ()
+                         ) -> list[Assumption]:
+    """Every parameter of the ``expected`` ceilings for this device, with its value and source."""
+    c = ceilings(hw, compute_dtype, "expected")
+    used = c.compute_dtype
+    matmul_key = "achievable.fp8_matmul" if used == "fp8" else "achievable.matmul"
+    rows = [
+        Assumption("mem_bw_fraction", c.mem_bw_bytes_per_s / hw.mem_bw_bytes_per_s, "of spec",
+                   _preset_or_default(hw, "achievable.mem_bw", hw.achievable_mem_bw_fraction is not None,
+                                      "DEFAULT_MEM_BW_FRACTION: achievable-ceilings.md generic 85-90%, midpoint")),
+        Assumption(f"matmul_fraction ({used})", c.matmul_flops_per_s / c.spec_matmul_flops_per_s, "of spec",
+                   _preset_or_default(hw, matmul_key, bool(hw.achievable_matmul_fraction.get(used)),
+                                      "DEFAULT_MATMUL_FRACTION: achievable-ceilings.md generic NVIDIA 75-80%, "
+                                      "midpoint")),
+        Assumption("vector_fraction (fp32)", DEFAULT_MATMUL_FRACTION, "of spec",
+                   "DEFAULT_MATMUL_FRACTION applied to the FP32 vector peak (norms, softmax, activations)"),
+        Assumption("attention_kernel_efficiency", ATTENTION_KERNEL_EFFICIENCY, "of the matmul rate",
+                   "ATTENTION_KERNEL_EFFICIENCY: FlashAttention-2 at 50-73% of A100 peak (arXiv:2307.08691) over "
+                   "A100 GEMM at 86.9%; FlashAttention-3 paper (arXiv:2407.08608) for H100"),
+        Assumption("compute_memory_overlap", c.compute_memory_overlap, "of min(compute, memory)",
+                   "EXPECTED_COMPUTE_MEMORY_OVERLAP: the roofline assumes full overlap; expected none (times add); "
+                   "TensorRT-LLM A100/L40S time to first token (measured-dev TR-24..29)"),
+    ]
+    for dtype in dict.fromkeys(weight_dtypes):
+        efficiency = c.weight_stream_efficiency.get(dtype)
+        if efficiency is not None:
+            rows.append(Assumption(f"weight_only_stream_efficiency ({dtype})", efficiency, "of the 16-bit rate",
+                                   "WEIGHT_ONLY_STREAM_EFFICIENCY_*: gpt-fast A100 Llama-2-7B int8/int4 vs bf16 "
+                                   "effective bandwidth (measured-dev GF-01..03)"))
+    rows += [
+        Assumption("kernel_overhead_s", c.kernel_overhead_s, "s per kernel",
+                   "DEFAULT_KERNEL_OVERHEAD_S: CUDA-graph / async-stream rate, NVIDIA 'Getting Started with CUDA "
+                   "Graphs' (3.4-3.8 us per short kernel); eager host-bound loops pay more"),
+        Assumption("collective_latency_s", c.collective_latency_s, "s per collective",
+                   f"{hw.id} preset interconnect_latency_us" if hw.interconnect_latency_s is not None else
+                   "DEFAULT_NVLINK/PCIE_COLLECTIVE_LATENCY_S: custom all-reduce 4-12 us on H100 NVLink "
+                   "(sgl-project/sglang#2904); NCCL over PCIe ~42 us on 8x RTX 4090 (NVIDIA/nccl#1530)"),
+        Assumption("link_bw_fraction", DEFAULT_LINK_BW_FRACTION, "of spec (one direction)",
+                   "DEFAULT_LINK_BW_FRACTION: nccl-tests ring all-reduce bus bandwidth on 8x H100 NVLink "
+                   "(NVIDIA/nccl-tests#212)"),
+    ]
+    return rows
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -135,19 +225,33 @@ class OpTiming:
         return str(picked) if picked.ndim == 0 else picked
 
 
+def compute_rate_flops_per_s(op: Op, c: Ceilings) -> float:
+    """The peak an op computes at: attention kernels, GEMMs, or the vector rate for the rest."""
+    if op.kind == "attention" and c.attention_flops_per_s is not None:
+        return c.attention_flops_per_s
+    return c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
+
+
+def overlapped_s(compute_s: Number, memory_s: Number, overlap: float) -> Number:
+    """max(compute, memory) + (1 - overlap) * min(compute, memory): the roofline's max at overlap 1,
+    the sum at overlap 0."""
+    if overlap >= 1.0:
+        return np.maximum(compute_s, memory_s)
+    return np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
+
+
 def time_op(op: Op, c: Ceilings) -> OpTiming:
     if op.kind == "collective":
         comm_s = op.comm_bytes / c.link_bw_bytes_per_s
         overhead = c.collective_latency_s
         return OpTiming(op=op, compute_s=0.0, memory_s=0.0, comm_s=comm_s, overhead_s=overhead,
                         time_s=comm_s + overhead)
-    peak = c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
-    compute_s = op.flops / peak
+    compute_s = op.flops / compute_rate_flops_per_s(op, c)
     efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
     memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
     memory_s = memory_bytes / c.mem_bw_bytes_per_s
     return OpTiming(op=op, compute_s=compute_s, memory_s=memory_s, comm_s=0.0, overhead_s=c.kernel_overhead_s,
-                    time_s=np.maximum(compute_s, memory_s) + c.kernel_overhead_s)
+                    time_s=overlapped_s(compute_s, memory_s, c.compute_memory_overlap) + c.kernel_overhead_s)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -2,8 +2,8 @@
 
 Starting from the bound (spec ceilings, no fixed costs), each assumption of ``expected`` is
 switched on in turn and the mean decode step re-evaluated; the differences add up to the gap:
-achievable bandwidth and matmul rates, weight-only dequantisation, the per-kernel cost, the
-collective latency and link efficiency.
+achievable bandwidth, matmul and attention rates, compute and memory that do not overlap within a
+kernel, weight-only dequantisation, the per-kernel cost, the collective latency and link efficiency.
 """
 
 from __future__ import annotations
@@ -35,10 +35,15 @@ def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
     used = (scenario.precisions.weights, scenario.precisions.expert_weights_or_weights)
     dequant = ", ".join(f"{d} at {e:.1%}" for d, e in expected.weight_stream_efficiency.items() if d in used)
     link_share = expected.link_bw_bytes_per_s / max(bound.link_bw_bytes_per_s, 1e-30)
+    attention_share = (expected.attention_flops_per_s or expected.matmul_flops_per_s) / bound.matmul_flops_per_s
+    overlap = expected.compute_memory_overlap
     stages = [
-        ("achievable rates", f"bandwidth {bw_share:.1%}, matmul {matmul_share:.1%} of spec",
+        ("achievable rates", f"bandwidth {bw_share:.1%}, matmul {matmul_share:.1%}, attention "
+         f"{attention_share:.1%} of spec",
          replace(bound, mem_bw_bytes_per_s=expected.mem_bw_bytes_per_s, matmul_flops_per_s=expected.matmul_flops_per_s,
-                 vector_flops_per_s=expected.vector_flops_per_s)),
+                 vector_flops_per_s=expected.vector_flops_per_s, attention_flops_per_s=expected.attention_flops_per_s)),
+        ("compute/memory overlap", "none: compute and memory times add" if overlap == 0
+         else f"{overlap:.0%} of the smaller term hidden", None),
         ("weight-only dequantisation", dequant or "none", None),
         ("kernel fixed cost", f"{expected.kernel_overhead_s * 1e6:.1f} us per kernel", None),
         ("collectives", f"{expected.collective_latency_s * 1e6:.0f} us latency, link at {link_share:.0%}", None),
@@ -48,7 +53,9 @@ def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
     start = previous
     terms = []
     for label, detail, target in stages:
-        if label == "weight-only dequantisation":
+        if label == "compute/memory overlap":
+            target = replace(current, compute_memory_overlap=expected.compute_memory_overlap)
+        elif label == "weight-only dequantisation":
             target = replace(current, weight_stream_efficiency=expected.weight_stream_efficiency)
         elif label == "kernel fixed cost":
             target = replace(current, kernel_overhead_s=expected.kernel_overhead_s)

@@ -23,6 +23,8 @@ per pass):
   after the vocabulary-parallel embedding, each sending 2*(tp-1)/tp * T*H*b_a bytes; one
   all-gather of the logits, (tp-1)/tp * B*V*b_a bytes.
 - PP: layers run stage after stage; (pp-1) activation sends of T*H*b_a bytes per pass.
+- Collectives (all-reduces, pipeline sends) carry the residual stream, which stays 16-bit when
+  activations are 8-bit: b_a above is max(b_a, 2) for them (see RESIDUAL_MIN_BYTES_PER_ELEMENT).
 
 Values may be numpy arrays: batch and context broadcast, so one call evaluates a sweep.
 """
@@ -44,6 +46,12 @@ SOFTMAX_FLOPS_PER_SCORE = 5  # max, subtract, exp, sum, divide
 RMSNORM_FLOPS_PER_ELEMENT = 4  # square, accumulate, scale by rsqrt, multiply by weight
 ROPE_FLOPS_PER_ELEMENT = 3  # a rotation is 4 multiplies and 2 adds per pair of elements
 GATED_ACTIVATION_FLOPS_PER_ELEMENT = 5  # SiLU/GELU of the gate (~4) times the up projection (1)
+
+# FP8 (W8A8) serving recipes quantise activations only as GEMM inputs (a per-tensor scale applied
+# at the GEMM); the residual stream between layers, which the tensor-parallel all-reduces sum and
+# the pipeline stages pass on, stays 16-bit (TensorRT-LLM and vLLM FP8 checkpoints keep bf16/fp16
+# hidden states and all-reduces). So collectives move at least 2 bytes per element.
+RESIDUAL_MIN_BYTES_PER_ELEMENT = 2.0
 
 KINDS = ("matmul", "attention", "elementwise", "embedding", "collective")
 
@@ -131,12 +139,18 @@ def _elementwise(phase: str, name: str, count: int, elements: Number, flops_per_
     )
 
 
+def residual_bytes_per_element(s: _Sizes) -> float:
+    """Bytes per element of the residual stream that collectives carry: at least 16-bit."""
+    return max(s.b_a, RESIDUAL_MIN_BYTES_PER_ELEMENT)
+
+
 def _all_reduce(phase: str, name: str, count: int, tokens: Number, s: _Sizes) -> Op:
-    message = tokens * s.hidden * s.b_a
+    b_r = residual_bytes_per_element(s)
+    message = tokens * s.hidden * b_r
     return Op(
         phase=phase, name=name, kind="collective", count=count, flops=0.0,
         comm_bytes=2.0 * (s.tp - 1) / s.tp * message,
-        dims=(("tp", s.tp), ("T", tokens), ("H", s.hidden), ("b_a", s.b_a)),
+        dims=(("tp", s.tp), ("T", tokens), ("H", s.hidden), ("b_a", b_r)),
     )
 
 
@@ -402,7 +416,7 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     pp = scenario.parallelism.pp
     if pp > 1:
         ops.append(Op(phase=phase, name="pipeline send", kind="collective", count=pp - 1, flops=0.0,
-                      comm_bytes=tokens * H * s.b_a))
+                      comm_bytes=tokens * H * residual_bytes_per_element(s)))
     ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H))
     # logits only for the last position of each sequence, also in prefill
     ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .estimate import ESTIMATES, ceilings, time_op
+from .estimate import ESTIMATES, ceilings, expected_assumptions, time_op
 from .gap import decode_gap
 from .inference import Estimate, compute_bound_batch, decode_contexts, estimate, mean_decode_context
 from .memory import memory_footprint
@@ -103,6 +103,19 @@ def _gap_dict(scenario: Scenario) -> dict[str, Any]:
             "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
 
 
+def _assumptions(scenario: Scenario) -> list[dict[str, Any]]:
+    """The parameters ``expected`` used, with values and sources (``bound``: spec, no overheads)."""
+    prec = scenario.precisions
+    rows = expected_assumptions(scenario.hardware, prec.compute_dtype, (prec.weights, prec.expert_weights_or_weights))
+    out = [{"name": a.name, "value": a.value, "unit": a.unit, "source": a.source} for a in rows]
+    if scenario.parallelism.pp > 1:
+        out.append({"name": "pipeline_schedule", "value": 1.0 / scenario.parallelism.pp,
+                    "unit": "busy share per device",
+                    "source": "one batch, no micro-batching: the stages run one after another, each device idles "
+                              "while the others work (a pipeline bubble of (pp-1)/pp)"})
+    return out
+
+
 def warnings_for(scenario: Scenario) -> list[str]:
     b, m = scenario.batching, scenario.model
     notes = []
@@ -174,6 +187,7 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
         },
         "compute_bound_batch": crossover,
         "decode_gap": _gap_dict(scenario),
+        "assumptions": _assumptions(scenario),
         "warnings": warnings_for(scenario),
     }
     for name in ESTIMATES:

@@ -41,3 +41,23 @@ async def test_g_explains_the_gap_in_the_explorer():
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ != "GapScreen"
+
+
+def test_report_lists_every_assumption_of_expected(capsys):
+    """The JSON and text reports name each parameter expected used, with its value and source."""
+    import json
+
+    from roofline.tui.cli import main
+
+    args = ["report", "--hardware", "h100-sxm", "--model", "llama-2-70b", "--tp", "4", "--pp", "2",
+            "--weights", "int4", "--no-ops"]
+    assert main([*args, "--format", "json"]) == 0
+    names = {a["name"]: a for a in json.loads(capsys.readouterr().out)["assumptions"]}
+    assert names["compute_memory_overlap"]["value"] == 0.0
+    assert names["attention_kernel_efficiency"]["value"] == pytest.approx(0.7)
+    assert names["kernel_overhead_s"]["value"] == pytest.approx(4e-6)
+    assert "weight_only_stream_efficiency (int4)" in names and "pipeline_schedule" in names
+    assert all(a["source"] for a in names.values())
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    assert "assumptions of expected" in text and "compute/memory overlap" in text

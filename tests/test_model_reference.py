@@ -11,7 +11,7 @@ import math
 
 import pytest
 
-from roofline.models.estimate import ceilings
+from roofline.models.estimate import ceilings, time_op
 from roofline.models.inference import decode_step_totals, estimate
 from roofline.models.memory import memory_footprint
 from roofline.models.ops import build_ops, expected_distinct_experts
@@ -275,3 +275,48 @@ def test_decode_phase_totals_cover_every_step():
     parts = phase.weight_bytes + phase.kv_read_bytes + phase.kv_write_bytes + phase.activation_bytes
     assert phase.memory_bytes == pytest.approx(parts)
     assert phase.time_s == pytest.approx(256 * estimate(s, "bound").decode.step_time_s)
+
+
+def test_expected_adds_compute_and_memory_within_a_kernel():
+    """A100 SXM4 80GB, Llama-2-7B prefill of 128 tokens, qkv_proj (T=128, K=4096, N=3*4096=12288), bf16.
+
+    FLOPs = 2 * 128 * 4096 * 12288 = 12,884,901,888; bytes = 4096 * 12288 * 2 (weights, 100,663,296)
+    + 128 * (4096 + 12288) * 2 (activations, 4,194,304) = 104,857,600.
+    bound: max(12.885e9 / 312e12, 104.858e6 / 2039e9) = max(41.30, 51.43) us = 51.43 us.
+    expected: compute at 312e12 * 0.869 = 271.128e12 -> 47.52 us; memory at 2039e9 * 0.834 =
+    1700.526e9 B/s -> 61.66 us; no overlap (EXPECTED_COMPUTE_MEMORY_OVERLAP = 0): 47.52 + 61.66
+    + 4 us kernel cost = 113.18 us (the roofline's max would give 65.66 us).
+    """
+    s = scenario("a100-sxm4-80gb", "llama-2-7b", prompt=128, output=2)
+    op = next(o for o in build_ops(s, "prefill", batch=1) if o.name == "qkv_proj")
+    assert op.flops == 12_884_901_888 and op.memory_bytes == 104_857_600
+    bound = time_op(op, ceilings(s.hardware, "bf16", "bound"))
+    expected = time_op(op, ceilings(s.hardware, "bf16", "expected"))
+    assert float(bound.time_s) == pytest.approx(104_857_600 / 2039e9)
+    assert float(bound.time_s) == pytest.approx(51.43e-6, abs=0.01e-6)
+    assert float(expected.time_s) == pytest.approx(12_884_901_888 / 271.128e12 + 104_857_600 / 1700.526e9 + 4e-6)
+    assert float(expected.time_s) == pytest.approx(113.18e-6, abs=0.01e-6)
+
+
+def test_prefill_attention_runs_below_the_gemm_rate():
+    """A100, Llama-2-7B, 2048-token prompt, fused attention per layer: 32 heads, d = 128.
+
+    Causal pairs = 2048 * 2049 / 2 = 2,098,176 per head; FLOPs = 32 * 2,098,176 * (2 * (128 + 128) + 5)
+    = 34,712,223,744. Expected computes it at 0.7 (ATTENTION_KERNEL_EFFICIENCY) of the achievable GEMM
+    rate 271.128e12: 189.79e12 FLOP/s -> 182.90 us; bound at 312e12 -> 111.26 us.
+    """
+    s = scenario("a100-sxm4-80gb", "llama-2-7b", prompt=2048, output=2)
+    op = next(o for o in build_ops(s, "prefill", batch=1) if o.name == "attention")
+    assert op.flops == 34_712_223_744
+    expected = time_op(op, ceilings(s.hardware, "bf16", "expected"))
+    assert float(expected.compute_s) == pytest.approx(34_712_223_744 / (271.128e12 * 0.7))
+    assert float(expected.compute_s) == pytest.approx(182.90e-6, abs=0.01e-6)
+    assert float(time_op(op, ceilings(s.hardware, "bf16", "bound")).compute_s) == pytest.approx(111.26e-6, abs=0.01e-6)
+
+
+def test_fp8_all_reduce_carries_the_16_bit_residual_stream():
+    """H100 TP4 Llama-2-70B with fp8 weights and activations: each decode all-reduce at batch 1 still
+    sends 2 * 3/4 * 8192 * 2 B = 24,576 B (the residual stream stays 16-bit), not 12,288 B."""
+    s = scenario("h100-sxm", "llama-2-70b", tp=4, weights="fp8", activations="fp8", prompt=128, output=2)
+    reduces = [op for op in build_ops(s, "decode", batch=1, context=129) if op.name.startswith("all-reduce")]
+    assert reduces and all(op.comm_bytes == 24_576 for op in reduces)

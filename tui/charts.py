@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import groupby
 
 import numpy as np
 from plotext import _utility as plotext_utility
 from rich.style import Style
-from rich.text import Text
+from rich.text import Span, Text
 from textual_plotext import PlotextPlot
 
 from roofline.models.estimate import Ceilings, time_op
@@ -86,21 +87,25 @@ def _style_for(fullground, style, background) -> Style:
 
 
 def matrix_to_text(matrix) -> Text:
-    """A plotext cell matrix as Rich Text: one span per run of equally coloured cells."""
-    text = Text(no_wrap=True, overflow="crop")
+    """A plotext cell matrix as Rich Text: one span per run of equally coloured cells.
+
+    The plain string and the spans are built directly (``Text.append`` per run costs more than
+    the rest of the conversion).
+    """
     marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
-    rows = list(matrix.Rows)[::-1]
-    for index, row in enumerate(rows):
-        chars, fgs, sts, bgs = marker[row], fg[row], st[row], bg[row]
+    lines: list[str] = []
+    spans: list[Span] = []
+    offset = 0
+    for row in list(matrix.Rows)[::-1]:
+        chars = marker[row]
         start = 0
-        cols = len(chars)
-        for col in range(1, cols + 1):
-            if col == cols or fgs[col] != fgs[start] or sts[col] != sts[start] or bgs[col] != bgs[start]:
-                text.append("".join(chars[start:col]), _style_for(fgs[start], sts[start], bgs[start]))
-                start = col
-        if index < len(rows) - 1:
-            text.append("\n")
-    return text
+        for (f, s, b), run in groupby(zip(fg[row], st[row], bg[row], strict=True)):
+            end = start + sum(1 for _ in run)
+            spans.append(Span(offset + start, offset + end, _style_for(f, s, b)))
+            start = end
+        lines.append("".join(chars))
+        offset += len(chars) + 1  # the newline
+    return Text("\n".join(lines), spans=spans, no_wrap=True, overflow="crop")
 
 
 class _Chart(PlotextPlot):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roofline.models.estimate import Ceilings, time_op
+from roofline.models.estimate import Ceilings, compute_rate_flops_per_s, time_op
 from roofline.models.ops import Op
 
 from .formatting import duration, si
@@ -52,9 +52,12 @@ def explain_op(op: Op, c: Ceilings) -> str:
         lines.append(f"time = sent / link {si(c.link_bw_bytes_per_s, 'B/s')} + latency {duration(t.overhead_s)}"
                      f" = {duration(float(t.time_s))}")
     else:
-        peak = c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
+        peak = compute_rate_flops_per_s(op, c)
+        overlap = c.compute_memory_overlap
+        # the roofline's max when compute and memory overlap fully; expected adds the unhidden part
+        combine = "max" if overlap >= 1 else ("sum" if overlap == 0 else f"max + {1 - overlap:.2g} x min of")
         lines.append(
-            f"time = max(FLOPs / {si(peak, 'FLOP/s')}, bytes / {si(c.mem_bw_bytes_per_s, 'B/s')})"
-            f" + {duration(t.overhead_s)} = max({duration(float(t.compute_s))}, {duration(float(t.memory_s))})"
+            f"time = {combine}(FLOPs / {si(peak, 'FLOP/s')}, bytes / {si(c.mem_bw_bytes_per_s, 'B/s')})"
+            f" + {duration(t.overhead_s)} = {combine}({duration(float(t.compute_s))}, {duration(float(t.memory_s))})"
             f" + {duration(t.overhead_s)} = {duration(float(t.time_s))}  -> limited by {t.limited_by}")
     return "\n".join(lines)

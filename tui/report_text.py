@@ -73,6 +73,7 @@ def render_text(r: dict[str, Any], *, show_ops: bool = True) -> str:
     for label, fmt in _ROWS:
         lines.append(f"{label:{width}}  {fmt(r['bound']):>18}  {fmt(r['expected']):>18}")
     lines += ["", *gap_lines(r["decode_gap"])]
+    lines += ["", *assumption_lines(r.get("assumptions", []))]
     if show_ops and r.get("ops"):
         rows = [_OP_HEADER] + _op_rows(r)
         widths = [max(len(row[i]) for row in rows) for i in range(len(_OP_HEADER))]
@@ -92,6 +93,22 @@ def gap_lines(gap: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _assumption_value(a: dict[str, Any]) -> str:
+    if a["unit"].startswith("s "):
+        return f"{duration(a['value'])}{a['unit'][1:]}"
+    return f"{a['value']:.1%} {a['unit']}"
+
+
+def assumption_lines(assumptions: list[dict[str, Any]]) -> list[str]:
+    """The parameters expected used, each with its value and source."""
+    if not assumptions:
+        return []
+    width = max(len(a["name"]) for a in assumptions)
+    lines = ["assumptions of expected (bound: spec ceilings, full overlap, no fixed costs):"]
+    lines += [f"  {a['name']:{width}}  {_assumption_value(a)}  [{a['source']}]" for a in assumptions]
+    return lines
+
+
 def render_markdown(r: dict[str, Any]) -> str:
     lines = [f"## {r['model']['name']} on {r['hardware']['name']}", ""]
     lines += [f"- {line}" for line in _summary_lines(r)[1:] + _memory_lines(r)]
@@ -99,6 +116,9 @@ def render_markdown(r: dict[str, Any]) -> str:
     lines += ["", "| | bound (spec) | expected |", "| --- | ---: | ---: |"]
     lines += [f"| {label} | {fmt(r['bound'])} | {fmt(r['expected'])} |" for label, fmt in _ROWS]
     lines += ["", "```", *gap_lines(r["decode_gap"]), "```"]
+    if r.get("assumptions"):
+        lines += ["", "| assumption of expected | value | source |", "| --- | ---: | --- |"]
+        lines += [f"| {a['name']} | {_assumption_value(a)} | {a['source']} |" for a in r["assumptions"]]
     if r.get("ops"):
         lines += ["", "| " + " | ".join(_OP_HEADER) + " |", "|" + " --- |" * len(_OP_HEADER)]
         lines += ["| " + " | ".join(row) + " |" for row in _op_rows(r)]
