@@ -97,13 +97,13 @@ def _ops(scenario: Scenario) -> list[dict[str, Any]]:
     return rows
 
 
-def _gap_dict(scenario: Scenario) -> dict[str, Any]:
+def decode_gap_dict(scenario: Scenario) -> dict[str, Any]:
     bound_step, terms, expected_step = decode_gap(scenario)
     return {"bound_step_s": bound_step, "expected_step_s": expected_step,
             "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
 
 
-def _assumptions(scenario: Scenario) -> list[dict[str, Any]]:
+def expected_assumption_rows(scenario: Scenario) -> list[dict[str, Any]]:
     """The parameters ``expected`` used, with values and sources (``bound``: spec, no overheads)."""
     prec = scenario.precisions
     rows = expected_assumptions(scenario.hardware, prec.compute_dtype, (prec.weights, prec.expert_weights_or_weights))
@@ -186,8 +186,8 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
             "max_batch": mem.max_batch,
         },
         "compute_bound_batch": crossover,
-        "decode_gap": _gap_dict(scenario),
-        "assumptions": _assumptions(scenario),
+        "decode_gap": decode_gap_dict(scenario),
+        "assumptions": expected_assumption_rows(scenario),
         "warnings": warnings_for(scenario),
     }
     for name in ESTIMATES:

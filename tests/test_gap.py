@@ -38,6 +38,9 @@ async def test_g_explains_the_gap_in_the_explorer():
         assert type(app.screen).__name__ == "GapScreen"
         text = str(app.screen.query_one("#gap-text").render())
         assert "kernel fixed cost" in text and "= expected" in text
+        # the assumptions behind expected, with their sources, below the terms
+        assert "assumptions of expected" in text and "attention_kernel_efficiency" in text
+        assert "collective_latency_s" in text and "sglang" in text
         await pilot.press("escape")
         await pilot.pause()
         assert type(app.screen).__name__ != "GapScreen"

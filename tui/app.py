@@ -539,17 +539,16 @@ class RooflineApp(App):
             self._draw_view("compare")
 
     def action_explain_gap(self) -> None:
-        from roofline.models.gap import decode_gap
+        from roofline.models.report import decode_gap_dict, expected_assumption_rows
 
         from .dialogs import GapScreen
-        from .report_text import gap_lines
+        from .report_text import assumption_lines, gap_lines
 
         if self.results is None:
             return
-        bound_step, terms, expected_step = decode_gap(self.results.scenario)
-        gap = {"bound_step_s": bound_step, "expected_step_s": expected_step,
-               "terms": [{"label": t.label, "seconds": t.seconds, "detail": t.detail} for t in terms]}
-        self.push_screen(GapScreen(gap_lines(gap)))
+        scenario = self.results.scenario
+        lines = [*gap_lines(decode_gap_dict(scenario)), "", *assumption_lines(expected_assumption_rows(scenario))]
+        self.push_screen(GapScreen(lines))
 
     # ---- live counters: the running workload on the roofline --------------------------------------
     def action_toggle_live(self) -> None:
