@@ -15,6 +15,7 @@ import numpy as np
 from plotext import _utility as plotext_utility
 from rich.style import Style
 from rich.text import Span, Text
+from textual.geometry import Region
 from textual_plotext import PlotextPlot
 
 from roofline.models.estimate import Ceilings, time_op
@@ -86,48 +87,57 @@ def _style_for(fullground, style, background) -> Style:
     return cached
 
 
-def matrix_to_text(matrix) -> Text:
-    """A plotext cell matrix as Rich Text: one span per run of equally coloured cells.
-
-    The plain string and the spans are built directly (``Text.append`` per run costs more than
-    the rest of the conversion).
-    """
+def matrix_to_rows(matrix) -> list[Text]:
+    """A plotext cell matrix as one Rich Text per row (top first): one span per run of equally
+    coloured cells, the plain string and spans built directly (``Text.append`` per run costs
+    more than the rest of the conversion)."""
     marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
-    lines: list[str] = []
-    spans: list[Span] = []
-    offset = 0
+    rows = []
     for row in list(matrix.Rows)[::-1]:
-        chars = marker[row]
+        spans: list[Span] = []
         start = 0
         for (f, s, b), run in groupby(zip(fg[row], st[row], bg[row], strict=True)):
             end = start + sum(1 for _ in run)
-            spans.append(Span(offset + start, offset + end, _style_for(f, s, b)))
+            spans.append(Span(start, end, _style_for(f, s, b)))
             start = end
-        lines.append("".join(chars))
-        offset += len(chars) + 1  # the newline
-    return Text("\n".join(lines), spans=spans, no_wrap=True, overflow="crop")
+        rows.append(Text("".join(marker[row]), spans=spans, no_wrap=True, overflow="crop"))
+    return rows
 
 
 class _Chart(PlotextPlot):
-    """A plot redrawn from its last data on every render.
+    """A plot redrawn from its last data; a new data set repaints only the rows that changed.
 
     plotext keeps state between builds (ticks, scales), so a figure built twice at two sizes
     can differ from one built once; replaying the drawing commands before each build makes
     what is shown depend only on the data and the size.
+
+    ``show`` builds the new figure at once and compares it row by row with the one on screen:
+    only changed rows are refreshed, so a keystroke that moves a few points writes a few rows
+    to the terminal instead of the whole chart (over SSH that is most of the traffic).
     """
 
     _last: tuple | None = None
+    _shown: tuple[tuple[int, int, str], list[Text]] | None = None  # (width, height, theme), rows
 
     def show(self, *args) -> None:
         self._last = args
-        self.refresh()
+        previous = self._shown
+        width, height = self.size
+        if previous is None or previous[0] != (width, height, self.app.theme) or not width or not height:
+            self._shown = None
+            self.refresh()
+            return
+        rows = self._build_rows(width, height)
+        changed = [y for y, (old, new) in enumerate(zip(previous[1], rows, strict=True)) if old != new]
+        self._shown = ((width, height, self.app.theme), rows)
+        if changed:
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
 
-    def render(self):
+    def _build_rows(self, width: int, height: int) -> list[Text]:
         plt = self.plt
         if self._last is not None:
             plt.clear_figure()
             self.draw(*self._last)
-        width, height = self.size
         plt.plotsize(width, height)
         plt._set_size(width, height)
         plt.theme(self._get_plotext_theme_name(self.app.theme))
@@ -135,7 +145,14 @@ class _Chart(PlotextPlot):
         # turning the matrix into Text directly halves the cost of a redraw.
         plt._set_sizes()
         plt._build_matrix()
-        return matrix_to_text(plt.monitor.matrix)
+        return matrix_to_rows(plt.monitor.matrix)
+
+    def render(self):
+        width, height = self.size
+        key = (width, height, self.app.theme)
+        if self._shown is None or self._shown[0] != key:
+            self._shown = (key, self._build_rows(width, height))
+        return Text("\n", no_wrap=True, overflow="crop").join(self._shown[1])
 
     def draw(self, *args) -> None:  # pragma: no cover - overridden
         raise NotImplementedError

@@ -1,0 +1,55 @@
+"""Charts repaint only the rows a change touched, and what they show equals a full redraw."""
+
+from __future__ import annotations
+
+from textual.geometry import Region
+
+from roofline.tui.app import RooflineApp
+from roofline.tui.charts import BatchSweepChart, RooflineChart
+from roofline.tui.scenario_form import ScenarioForm
+
+
+def _full_redraw(chart) -> str:
+    chart._shown = None
+    return chart.render().plain
+
+
+async def test_a_batch_change_refreshes_some_rows_and_matches_a_full_redraw():
+    app = RooflineApp(ScenarioForm(batch=16))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        chart = app.query_one(RooflineChart)
+        width, height = chart.size
+        regions: list[Region] = []
+        original = chart.refresh
+
+        def spy(*areas, **kwargs):
+            regions.extend(areas)
+            return original(*areas, **kwargs)
+
+        chart.refresh = spy
+        await pilot.press("plus")
+        await pilot.pause()
+        assert regions, "the decode points moved, so some rows must be repainted"
+        assert all(r.height == 1 and r.width == width for r in regions)
+        assert len(regions) < height // 2  # the roofs, axes and legend stay put
+        shown = chart.render().plain
+        assert shown == _full_redraw(chart)
+
+
+async def test_the_same_data_repaints_nothing_and_a_resize_redraws_everything():
+    app = RooflineApp(ScenarioForm())
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.action_show_view("batch")
+        await pilot.pause()
+        chart = app.query_one(BatchSweepChart)
+        chart.render()
+        calls = []
+        original = chart.refresh
+        chart.refresh = lambda *areas, **kw: calls.append(areas) or original(*areas, **kw)
+        chart.show(*chart._last)
+        assert calls == []
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert chart.render().plain == _full_redraw(chart)
+        assert len(chart.render().plain.splitlines()) == chart.size.height
