@@ -26,11 +26,9 @@ from .charts import (
     RooflineChart,
 )
 from .commands import ScenarioCommands
-from .dialogs import ConfirmScreen, HelpScreen, PathScreen
 from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .formatting import duration, gib, si
-from .gpu.live import ActivitySample, Trail, sample_to_point
 from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
@@ -91,7 +89,7 @@ class RooflineApp(App):
         self.baseline: ExplorerResults | None = None
         self.compare_ids: list[str] = [h for h in COMPARE_DEFAULT if h in self.catalog.hardware]
         self.invalid_fields: dict[str, str] = {}
-        self.live_trail: Trail | None = None  # the running workload's last points while live counters are on
+        self.live_trail = None  # gpu.live.Trail: the running workload's last points while live counters are on
 
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -563,6 +561,8 @@ class RooflineApp(App):
             status.remove_class("-on")
             self._draw_view("roofline")
             return
+        from .gpu.live import Trail
+
         self.live_trail = Trail()
         status.add_class("-on")
         status.update(f"live: looking for counters on GPU {LIVE_GPU_INDEX} (dcgmi dmon, then NVML GPM)...")
@@ -594,7 +594,10 @@ class RooflineApp(App):
         self.live_trail = None
         self._w("#live-status", Static).update(f"live counters unavailable: {reason} (l to close)")
 
-    def _add_live_sample(self, sample: ActivitySample, source_name: str) -> None:
+    def _add_live_sample(self, sample, source_name: str) -> None:
+        """One gpu.live.ActivitySample: a new point on the roofline at the current device's spec ceilings."""
+        from .gpu.live import sample_to_point
+
         r = self.results
         if self.live_trail is None or r is None:
             return  # switched off meanwhile
@@ -635,6 +638,8 @@ class RooflineApp(App):
             self.push_screen(self.present_screen)
 
     def action_help(self) -> None:
+        from .dialogs import HelpScreen  # Markdown (markdown-it) only when asked for: start-up stays lean
+
         self.push_screen(HelpScreen())
 
     def action_screenshot_svg(self) -> None:
@@ -642,6 +647,8 @@ class RooflineApp(App):
         self.notify(f"screenshot saved: {path}")
 
     def action_save_scenario(self) -> None:
+        from .dialogs import ConfirmScreen, PathScreen
+
         def chosen(path: str | None) -> None:
             if not path:
                 return
@@ -665,6 +672,8 @@ class RooflineApp(App):
         self.notify(f"scenario saved: {target}")
 
     def action_load_scenario(self) -> None:
+        from .dialogs import PathScreen
+
         self.push_screen(PathScreen("Load scenario (TOML)", "scenario.toml"),
                          lambda path: self.load_scenario_file(Path(path).expanduser()) if path else None)
 
