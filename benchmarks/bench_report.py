@@ -51,10 +51,25 @@ def model_seconds(runs: int = 20) -> list[float]:
     return times
 
 
+def main(argv: list[str] | None = None) -> list[dict]:
+    """Rows in run_all's format: medians of the whole CLI process, interpreter + imports, and the model."""
+    import argparse
+
+    from run_all import row
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7, help="process runs (default 7; the model runs 20)")
+    runs = parser.parse_args(argv).runs
+    cli = statistics.median(cli_seconds(runs))
+    imports = statistics.median(import_seconds(runs))
+    model = statistics.median(model_seconds(max(20, runs)))
+    return [row("report", "roofline report (4096-token generation), whole process (median)", cli * 1e3, "ms"),
+            row("report", "  interpreter + imports alone (median)", imports * 1e3, "ms"),
+            row("report", "  model (scenario_report with ops) (median)", model * 1e3, "ms")]
+
+
 if __name__ == "__main__":
-    cli = statistics.median(cli_seconds())
-    imports = statistics.median(import_seconds())
-    model = statistics.median(model_seconds())
-    print(f"roofline report (4096-token generation), whole process: median {cli * 1e3:.0f} ms")
-    print(f"  interpreter + imports alone:                          median {imports * 1e3:.0f} ms")
-    print(f"  model (scenario_report with ops):                     median {model * 1e3:.1f} ms")
+    cli, imports, model = (r["value"] for r in main())
+    print(f"roofline report (4096-token generation), whole process: median {cli:.0f} ms")
+    print(f"  interpreter + imports alone:                          median {imports:.0f} ms")
+    print(f"  model (scenario_report with ops):                     median {model:.1f} ms")

@@ -9,6 +9,7 @@ from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
 from roofline.tui.charts import BatchSweepChart, RooflineChart
 from roofline.tui.headline import Metric
+from roofline.tui.ops_table import OpsTable
 from roofline.tui.scenario_form import ScenarioForm
 
 CATALOG = load_catalog()
@@ -115,7 +116,7 @@ async def test_views_switch_by_number_and_draw():
             await pilot.press(key)
             await pilot.pause()
             assert app.query_one("#views").active == view
-        ops = app.query_one("#ops-table", DataTable)
+        ops = app.query_one("#ops-table", OpsTable)
         await pilot.press("5")
         await pilot.pause()
         assert ops.row_count == len(app.results.prefill_ops) + len(app.results.decode_ops)
@@ -129,13 +130,26 @@ async def test_selecting_an_op_shows_its_formula():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("5")
         await pilot.pause()
-        table = app.query_one("#ops-table", DataTable)
+        table = app.query_one("#ops-table", OpsTable)
         table.focus()
         names = [op.name for op in app.results.prefill_ops]
         table.move_cursor(row=names.index("qkv_proj"))
         await pilot.pause()
         text = str(app.query_one("#op-formula", Static).render())
         assert "FLOPs = 2 x T x K x N = 2 x 8,192 x 4,096 x 6,144" in text
+        # a batch change keeps the cursor on the op and the formula's numbers follow
+        await pilot.press("plus")
+        await pilot.pause()
+        assert table.keys[table.cursor_row] == "prefill/qkv_proj"
+        text = str(app.query_one("#op-formula", Static).render())
+        assert "FLOPs = 2 x T x K x N = 2 x 16,384 x 4,096 x 6,144" in text
+        # keys move the cursor, and every row of the model is listed once
+        await pilot.press("down")
+        assert table.cursor_row == names.index("qkv_proj") + 1
+        await pilot.press("end")
+        assert table.cursor_row == table.row_count - 1 == len(set(table.keys)) - 1
+        await pilot.press("home")
+        assert table.cursor_row == 0
 
 
 async def test_batch_sweep_and_roofline_charts_have_plots():
@@ -258,3 +272,22 @@ async def test_broken_user_presets_are_listed_in_a_notification(tmp_path):
         await pilot.pause()
         assert app.results is not None
     assert any("bad.toml" in m and "skipped 1 preset" in m for m in seen)
+
+
+async def test_ops_table_scrolls_sideways_and_keeps_its_header():
+    app = _app(batch=8)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("5")
+        await pilot.pause()
+        table = app.query_one("#ops-table", OpsTable)
+        table.focus()
+        assert table.virtual_size.width > table.size.width  # the share column is off screen at 100 columns
+        await pilot.press("right", "right")
+        await pilot.pause()
+        assert table.scroll_x == 16
+        header = "".join(seg.text for seg in table.render_line(0))
+        assert header.startswith(table._lines[0][16:26])
+        await pilot.press("pagedown", "pagedown", "pagedown")
+        await pilot.pause()
+        assert table.cursor_row >= table.size.height  # the cursor left the first screen, the rows followed it
+        assert table.scroll_y > 0 and "".join(s.text for s in table.render_line(0)).strip()  # header stays

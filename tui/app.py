@@ -32,6 +32,7 @@ from .formatting import duration, gib, si
 from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
+from .ops_table import OpsTable
 from .panes import BatchingPane, HardwarePane, WorkloadPane
 from .quiet_update import set_text
 from .scenario_form import FormError, ScenarioForm, build_scenario
@@ -43,6 +44,8 @@ LIVE_GPU_INDEX = 0  # the live point shows one device; with TP every rank runs t
 STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
+OPS_HEADER = ("phase", "op", "count", "FLOPs", "weights", "activations", "KV read", "KV write", "FLOP/B",
+              "limited by", "time", "share")
 OPTIONAL_FIELDS = {"mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
                    "price_per_device_hour", "shown_context"}
 
@@ -115,7 +118,7 @@ class RooflineApp(App):
                     with TabPane("4 Memory", id="memory"):
                         yield MemoryChart(id="memory-chart")
                     with TabPane("5 Ops", id="ops"):
-                        yield DataTable(id="ops-table", cursor_type="row", zebra_stripes=True)
+                        yield OpsTable(id="ops-table")
                         yield Static("select an op to see its formulas", id="op-formula")
                     with TabPane("6 Compare", id="compare"):
                         yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
@@ -132,9 +135,6 @@ class RooflineApp(App):
         yield Footer()
 
     def on_mount(self) -> None:
-        ops = self.query_one("#ops-table", DataTable)
-        ops.add_columns("phase", "op", "count", "FLOPs", "weights", "activations", "KV read", "KV write",
-                        "FLOP/B", "limited by", "time", "share")
         compare = self.query_one("#compare-table", DataTable)
         compare.add_columns("device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
         self._apply_layout_class(self.size.width)
@@ -427,46 +427,41 @@ class RooflineApp(App):
         set_text(mem_bar, f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
 
     def _draw_ops(self, r: ExplorerResults) -> None:
-        """Fill the ops table; when the same ops are listed, update cells in place (keeps the cursor)."""
+        """Fill the ops table (the cursor stays on the same op when it is still listed)."""
         from roofline.models.estimate import time_op
 
-        table = self._w("#ops-table", DataTable)
         c = r.achievable if self.achievable else r.spec
-        rows: list[tuple[str, list[str]]] = []
+        rows: list[list[str]] = []
+        keys: list[str] = []
         ops_in_order = []
         for ops in (r.prefill_ops, r.decode_ops):
             timed = [(op, time_op(op, c)) for op in ops]
             total = sum(op.count * float(t.time_s) for op, t in timed)
             for op, t in timed:
                 ai = "-" if op.kind == "collective" else f"{float(op.arithmetic_intensity_flops_per_byte):,.1f}"
-                cells = [op.phase, op.name, str(op.count), si(float(op.flops), ""), si(float(op.weight_bytes), "B"),
-                         si(float(op.activation_bytes), "B"), si(float(op.kv_read_bytes), "B"),
-                         si(float(op.kv_write_bytes), "B"), ai, t.limited_by, duration(op.count * float(t.time_s)),
-                         f"{100 * op.count * float(t.time_s) / total:.1f}%"]
-                rows.append((f"{op.phase}/{op.name}", cells))
+                rows.append([op.phase, op.name, str(op.count), si(float(op.flops), ""), si(float(op.weight_bytes), "B"),
+                             si(float(op.activation_bytes), "B"), si(float(op.kv_read_bytes), "B"),
+                             si(float(op.kv_write_bytes), "B"), ai, t.limited_by, duration(op.count * float(t.time_s)),
+                             f"{100 * op.count * float(t.time_s) / total:.1f}%"])
+                keys.append(f"{op.phase}/{op.name}")
                 ops_in_order.append(op)
-        keys = [key for key, _ in rows]
-        if keys == getattr(self, "_op_keys", None):
-            columns = list(table.columns)
-            for key, cells in rows:
-                old = table.get_row(key)
-                for column, before, after in zip(columns, old, cells, strict=True):
-                    if before != after:
-                        table.update_cell(key, column, after)
-        else:
-            table.clear()
-            for key, cells in rows:
-                table.add_row(*cells, key=key)
-            self._op_keys = keys
         self._op_rows = ops_in_order
+        table = self._w("#ops-table", OpsTable)
+        table.set_rows(list(OPS_HEADER), rows, keys)
+        if getattr(self, "_formula_shown", False):  # keep the formula's numbers current
+            self._show_formula(table.cursor_row)
 
-    @on(DataTable.RowHighlighted, "#ops-table")
-    def _op_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    @on(OpsTable.RowHighlighted, "#ops-table")
+    def _op_highlighted(self, event: OpsTable.RowHighlighted) -> None:
+        self._show_formula(event.row)
+
+    def _show_formula(self, row: int) -> None:
         rows = getattr(self, "_op_rows", [])
-        if self.results is None or not 0 <= event.cursor_row < len(rows):
+        if self.results is None or not 0 <= row < len(rows):
             return
+        self._formula_shown = True
         c = self.results.achievable if self.achievable else self.results.spec
-        self._w("#op-formula", Static).update(explain_op(rows[event.cursor_row], c))
+        set_text(self._w("#op-formula", Static), explain_op(rows[row], c))
 
     def _draw_compare(self, r: ExplorerResults) -> None:
         table = self._w("#compare-table", DataTable)
