@@ -16,6 +16,7 @@ from plotext import _utility as plotext_utility
 from rich.style import Style
 from rich.text import Span, Text
 from textual.geometry import Region
+from textual.strip import Strip
 from textual_plotext import PlotextPlot
 
 from roofline.models.estimate import Ceilings, time_op
@@ -119,6 +120,10 @@ class _Chart(PlotextPlot):
     _last: tuple | None = None
     _shown: tuple[tuple[int, int, str], list[Text]] | None = None  # (width, height, theme), rows
 
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._strips: dict[int, Strip] = {}  # row -> its rendered Strip, for the rows shown
+
     def show(self, *args) -> None:
         self._last = args
         previous = self._shown
@@ -130,6 +135,8 @@ class _Chart(PlotextPlot):
         rows = self._build_rows(width, height)
         changed = [y for y, (old, new) in enumerate(zip(previous[1], rows, strict=True)) if old != new]
         self._shown = ((width, height, self.app.theme), rows)
+        for y in changed:
+            self._strips.pop(y, None)
         if changed:
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
@@ -147,12 +154,29 @@ class _Chart(PlotextPlot):
         plt._build_matrix()
         return matrix_to_rows(plt.monitor.matrix)
 
-    def render(self):
+    def _current_rows(self) -> list[Text]:
         width, height = self.size
         key = (width, height, self.app.theme)
         if self._shown is None or self._shown[0] != key:
             self._shown = (key, self._build_rows(width, height))
-        return Text("\n", no_wrap=True, overflow="crop").join(self._shown[1])
+            self._strips = {}
+        return self._shown[1]
+
+    def render(self):
+        return Text("\n", no_wrap=True, overflow="crop").join(self._current_rows())
+
+    def render_line(self, y: int) -> Strip:
+        """One row as a Strip, converted once per change (the line API: a paint of a few changed
+        rows does not turn the whole figure into Textual content again)."""
+        rows = self._current_rows()
+        width = self.size.width
+        if not 0 <= y < len(rows):
+            return Strip.blank(width, self.rich_style)
+        strip = self._strips.get(y)
+        if strip is None:
+            segments = list(rows[y].render(self.app.console, end=""))
+            strip = self._strips[y] = Strip(segments).crop_extend(0, width, self.rich_style)
+        return strip
 
     def draw(self, *args) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
