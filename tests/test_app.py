@@ -291,3 +291,22 @@ async def test_ops_table_scrolls_sideways_and_keeps_its_header():
         await pilot.pause()
         assert table.cursor_row >= table.size.height  # the cursor left the first screen, the rows followed it
         assert table.scroll_y > 0 and "".join(s.text for s in table.render_line(0)).strip()  # header stays
+
+
+async def test_opening_and_closing_dialogs_does_not_pile_up_footer_keys():
+    """Textual 8's Footer kept every rebuilt key alive through its watcher list (LeanFooter prunes it)."""
+    from roofline.tui.footer import LeanFooter
+
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        footer = app.query_one(LeanFooter)
+        for _ in range(6):
+            await pilot.press("g")
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+        await pilot.pause(0.1)
+        watchers = getattr(footer, "__watchers", {}).get("compact", [])
+        keys = list(footer.query("FooterKey"))
+        assert len(watchers) <= len(keys) + 1, f"{len(watchers)} watchers for {len(keys)} keys"

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import var
-from textual.widgets import Checkbox, DataTable, Footer, Header, Input, Select, Static, TabbedContent, TabPane
+from textual.widgets import Checkbox, DataTable, Header, Input, Select, Static, TabbedContent, TabPane
 
 from roofline.models.errors import ModelInputError
 from roofline.models.history import METRIC_LABELS
@@ -28,6 +28,7 @@ from .charts import (
 from .commands import ScenarioCommands
 from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
+from .footer import LeanFooter
 from .formatting import duration, gib, si
 from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
@@ -132,7 +133,7 @@ class RooflineApp(App):
                         yield HistoryGrowthChart(id="history-growth")
                         yield HistoryRidgeChart(id="history-ridge")
                         yield Static(id="history-callout")
-        yield Footer()
+        yield LeanFooter()
 
     def on_mount(self) -> None:
         compare = self.query_one("#compare-table", DataTable)
@@ -692,8 +693,9 @@ class RooflineApp(App):
 
 
 def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = None,
-                 scenario_file: Path | None = None, detect_hardware: bool = False) -> int:
-    app = RooflineApp(form, shown_context=shown_context, detect_hardware=detect_hardware)
+                 scenario_file: Path | None = None, detect_hardware: bool = False,
+                 catalog: PresetCatalog | None = None) -> int:
+    app = RooflineApp(form, catalog=catalog, shown_context=shown_context, detect_hardware=detect_hardware)
     if scenario_file is not None:
         app.call_after_refresh(app.load_scenario_file, scenario_file)
     app.run()

@@ -365,14 +365,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `roofline report | head`
         return 0
     try:
-        form, scenario_file = _explorer_form(args)
+        form, scenario_file, catalog = _explorer_form(args)
     except UsageError as err:
         print(f"roofline: error: {err}", file=sys.stderr)
         return EXIT_USAGE
     from .app import run_explorer
 
     # no --hardware and no scenario file: open on the local GPUs when there are any
-    return run_explorer(form, scenario_file=scenario_file, detect_hardware=args.hardware is None and not args.scenario)
+    return run_explorer(form, scenario_file=scenario_file, catalog=catalog,
+                        detect_hardware=args.hardware is None and not args.scenario)
 
 
 _FORM_FIELD_TO_FLAG = {"hardware_id": "--hardware", "model_ref": "--model", "batch": "--batch",
@@ -411,10 +412,11 @@ def _explorer_form(args: argparse.Namespace):
              "weights": args.weights, "kv": args.kv}
     form = replace(form, **{k: v for k, v in flags.items() if v is not None})
     try:
-        build_scenario(form, load_catalog())
+        catalog = load_catalog()
+        build_scenario(form, catalog)
     except FormError as err:
         raise UsageError(f"{_FORM_FIELD_TO_FLAG.get(err.field, err.field)}: {err.message}") from None
-    return form, scenario_file
+    return form, scenario_file, catalog
 
 
 if __name__ == "__main__":  # pragma: no cover
