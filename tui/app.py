@@ -9,6 +9,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.lazy import Lazy
 from textual.reactive import var
 from textual.widgets import Checkbox, DataTable, Header, Input, Select, Static, TabbedContent, TabPane
 
@@ -34,7 +35,7 @@ from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .ops_table import OpsTable
-from .panes import BatchingPane, HardwarePane, WorkloadPane
+from .panes import BatchingPane, HardwarePane, ViewBody, WorkloadPane
 from .quiet_update import set_text
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
@@ -44,6 +45,7 @@ NARROW_WIDTH = 100
 LIVE_GPU_INDEX = 0  # the live point shows one device; with TP every rank runs the same kernels
 STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
+LAZY_VIEWS = frozenset({"ops", "compare", "history"})
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
 OPS_HEADER = ("phase", "op", "count", "FLOPs", "weights", "activations", "KV read", "KV write", "FLOP/B",
               "limited by", "time", "share")
@@ -93,6 +95,7 @@ class RooflineApp(App):
         self.baseline: ExplorerResults | None = None
         self.compare_ids: list[str] = [h for h in COMPARE_DEFAULT if h in self.catalog.hardware]
         self.invalid_fields: dict[str, str] = {}
+        self._ready_views: set[str] = set()  # lazily mounted views that are in the DOM
         self.live_trail = None  # gpu.live.Trail: the running workload's last points while live counters are on
 
     # ---- layout --------------------------------------------------------------------------------
@@ -118,12 +121,13 @@ class RooflineApp(App):
                         yield ContextSweepChart(id="context-chart")
                     with TabPane("4 Memory", id="memory"):
                         yield MemoryChart(id="memory-chart")
-                    with TabPane("5 Ops", id="ops"):
+                    # Views that start hidden are mounted just after the first frame (start-up time)
+                    with TabPane("5 Ops", id="ops"), Lazy(ViewBody("ops")):
                         yield OpsTable(id="ops-table")
                         yield Static("select an op to see its formulas", id="op-formula")
-                    with TabPane("6 Compare", id="compare"):
+                    with TabPane("6 Compare", id="compare"), Lazy(ViewBody("compare")):
                         yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
-                    with TabPane("7 History", id="history"):
+                    with TabPane("7 History", id="history"), Lazy(ViewBody("history")):
                         with Horizontal(id="history-controls"):
                             yield Select([(label, m) for m, label in METRIC_LABELS.items()], value="bf16",
                                          allow_blank=False, id="history-metric", compact=True)
@@ -136,8 +140,6 @@ class RooflineApp(App):
         yield LeanFooter()
 
     def on_mount(self) -> None:
-        compare = self.query_one("#compare-table", DataTable)
-        compare.add_columns("device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
         self._apply_layout_class(self.size.width)
         self.recompute()
         if self.detect_hardware:
@@ -189,6 +191,15 @@ class RooflineApp(App):
             note = f"TP {tp}" if tp > 1 else "one device"
         self._show_form(candidate)
         self.notify(f"detected {found}: showing {detection.preset_id}, {note}", timeout=8)
+
+    def view_body_ready(self, view: str) -> None:
+        """A lazily mounted view is in the DOM: set it up, and draw it if it is already showing."""
+        self._ready_views.add(view)
+        if view == "compare":
+            self._w("#compare-table", DataTable).add_columns(
+                "device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
+        if self._w("#views", TabbedContent).active == view:
+            self._draw_view(view)
 
     def on_resize(self, event) -> None:
         self._apply_layout_class(event.size.width)
@@ -341,8 +352,8 @@ class RooflineApp(App):
 
     def _draw_view(self, view: str) -> None:
         r = self.results
-        if r is None:
-            return
+        if r is None or (view in LAZY_VIEWS and view not in self._ready_views):
+            return  # a lazy view draws itself once mounted (view_body_ready)
         if view in CHART_VIEWS:
             chart = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
                      "memory": MemoryChart}[view]
@@ -371,7 +382,7 @@ class RooflineApp(App):
     @on(Select.Changed, "#history-metric, #history-vendor")
     def _history_filter_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if self.results is not None:
+        if self.results is not None and "history" in self._ready_views:
             self._draw_history(self.results)
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
@@ -522,7 +533,7 @@ class RooflineApp(App):
 
     def action_compare_remove(self) -> None:
         """Drop the highlighted device from the Compare view (the current hardware always stays)."""
-        if self._w("#views", TabbedContent).active != "compare":
+        if self._w("#views", TabbedContent).active != "compare" or "compare" not in self._ready_views:
             return
         table = self._w("#compare-table", DataTable)
         if not table.row_count:

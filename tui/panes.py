@@ -82,3 +82,14 @@ class BatchingPane(Vertical):
         yield Checkbox("FlashAttention (fused)", value=f.flash_attention, id="flash_attention", compact=True)
         yield _field("KV compression x", _number_input("kv_compression_ratio", f.kv_compression_ratio, integer=False))
         yield _field("show step at ctx", _number_input("shown_context", None, "mean of generation"))
+
+
+class ViewBody(Vertical):
+    """The contents of a view's tab; tells the app when it is mounted (views can be mounted lazily)."""
+
+    def __init__(self, view: str) -> None:
+        super().__init__(id=f"{view}-body", classes="view-body")
+        self.view = view
+
+    def on_mount(self) -> None:
+        self.app.view_body_ready(self.view)
