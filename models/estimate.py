@@ -240,16 +240,22 @@ def overlapped_s(compute_s: Number, memory_s: Number, overlap: float) -> Number:
     return np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
 
 
+def compute_and_memory_s(op: Op, c: Ceilings) -> tuple[Number, Number]:
+    """(compute s, memory s) of one occurrence: the two roofline terms and nothing else."""
+    if op.kind == "collective":
+        return 0.0, 0.0
+    efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
+    memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
+    return op.flops / compute_rate_flops_per_s(op, c), memory_bytes / c.mem_bw_bytes_per_s
+
+
 def time_op(op: Op, c: Ceilings) -> OpTiming:
     if op.kind == "collective":
         comm_s = op.comm_bytes / c.link_bw_bytes_per_s
         overhead = c.collective_latency_s
         return OpTiming(op=op, compute_s=0.0, memory_s=0.0, comm_s=comm_s, overhead_s=overhead,
                         time_s=comm_s + overhead)
-    compute_s = op.flops / compute_rate_flops_per_s(op, c)
-    efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
-    memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
-    memory_s = memory_bytes / c.mem_bw_bytes_per_s
+    compute_s, memory_s = compute_and_memory_s(op, c)
     return OpTiming(op=op, compute_s=compute_s, memory_s=memory_s, comm_s=0.0, overhead_s=c.kernel_overhead_s,
                     time_s=overlapped_s(compute_s, memory_s, c.compute_memory_overlap) + c.kernel_overhead_s)
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import Ceilings, PassTotals, ceilings, pass_totals, time_op
+from .estimate import Ceilings, PassTotals, ceilings, compute_and_memory_s, pass_totals, time_op
 from .ops import Number, build_ops
 from .scenario import Scenario
 
@@ -186,8 +186,12 @@ def compute_bound_batch(scenario: Scenario, *, context: float | None = None, est
     ctx = mean_decode_context(scenario) if context is None else context
 
     def compute_heavier(batches: np.ndarray) -> np.ndarray:
-        t = decode_step_totals(scenario, c, batch=batches, context=ctx)
-        return np.broadcast_to(np.asarray(t.compute_s) > np.asarray(t.memory_s), batches.shape)
+        compute_s, memory_s = 0.0, 0.0
+        for op in build_ops(scenario, "decode", batch=batches, context=ctx):
+            op_compute_s, op_memory_s = compute_and_memory_s(op, c)
+            compute_s = compute_s + op.count * op_compute_s
+            memory_s = memory_s + op.count * op_memory_s
+        return np.broadcast_to(np.asarray(compute_s) > np.asarray(memory_s), batches.shape)
 
     # powers of two first, then narrow the bracket (every whole batch in it once it is small enough)
     candidates = 2.0 ** np.arange(MAX_SEARCH_BATCH.bit_length())
@@ -202,7 +206,7 @@ def compute_bound_batch(scenario: Scenario, *, context: float | None = None, est
         if hi - lo < BRACKET_POINTS:
             candidates = np.arange(lo, hi + 1, dtype=float)
         else:
-            candidates = np.unique(np.linspace(lo, hi, BRACKET_POINTS).round())
+            candidates = np.linspace(lo, hi, BRACKET_POINTS).round()  # steps > 1: distinct after rounding
         heavier = compute_heavier(candidates)
         first = int(np.argmax(heavier))  # heavier[-1] (= hi) is known to be True
         lo, hi = int(candidates[first - 1]), int(candidates[first])
