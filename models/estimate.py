@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dtypes import WEIGHT_BITS_PER_ELEMENT
+from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
 from .hardware import Hardware
 from .ops import Number, Op
 
@@ -97,6 +97,11 @@ class Ceilings:
     collective_latency_s: float
     # fused attention kernels' rate (FLOP/s); None: the matmul rate
     attention_flops_per_s: float | None = None
+    # bound only: GEMMs over GGUF integer weights may run as int8 (llama.cpp MMQ); None: the matmul
+    # rate. ``expected`` keeps the compute dtype's rate: MMQ reaches 20-25 % of the int8 peak
+    # (RTX 4090, Llama-3-8B q4_0 pp512 10,358 tok/s, about 160 TFLOP/s: ggml-org/llama.cpp#7676),
+    # which is close to the FP32-accumulate bf16 rate the compute dtype gives.
+    integer_gemm_flops_per_s: float | None = None
     # share of min(compute, memory) that hides under the larger term: 1.0 = the roofline's max
     compute_memory_overlap: float = 1.0
     # weight dtype -> streaming efficiency of its GEMMs (1.0 where absent)
@@ -119,8 +124,10 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
     spec_vector = hw.vector_peak_flops_per_s()
     link = hw.interconnect_bw_unidirectional_bytes_per_s
     if estimate == "bound":
+        int8_peak = hw.dense_peak_flops_per_s.get("int8", 0.0)
         return Ceilings(
             name="bound", compute_dtype=used_dtype, matmul_flops_per_s=spec_peak, vector_flops_per_s=spec_vector,
+            integer_gemm_flops_per_s=int8_peak if int8_peak > spec_peak else None,
             mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s, link_bw_bytes_per_s=link, kernel_overhead_s=0.0,
             collective_latency_s=0.0, spec_matmul_flops_per_s=spec_peak,
             spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
@@ -226,9 +233,12 @@ class OpTiming:
 
 
 def compute_rate_flops_per_s(op: Op, c: Ceilings) -> float:
-    """The peak an op computes at: attention kernels, GEMMs, or the vector rate for the rest."""
+    """The peak an op computes at: attention kernels, GEMMs (int8 for GGUF weights in the bound),
+    or the vector rate for the rest."""
     if op.kind == "attention" and c.attention_flops_per_s is not None:
         return c.attention_flops_per_s
+    if op.kind == "matmul" and c.integer_gemm_flops_per_s and op.weight_dtype in GGUF_INTEGER_FORMATS:
+        return c.integer_gemm_flops_per_s
     return c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
 
 

@@ -53,3 +53,15 @@ async def test_the_same_data_repaints_nothing_and_a_resize_redraws_everything():
         await pilot.pause()
         assert chart.render().plain == _full_redraw(chart)
         assert len(chart.render().plain.splitlines()) == chart.size.height
+
+
+async def test_gguf_weights_draw_the_int8_roof_their_gemms_can_reach():
+    app = RooflineApp(ScenarioForm(hardware_id="rtx-4090", model_ref="llama-3-8b", weights="q4_0"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        text = app.query_one(RooflineChart).render().plain
+        assert "int8 roof (GGUF GEMMs)" in text
+    app = RooflineApp(ScenarioForm(hardware_id="rtx-4090", model_ref="llama-3-8b"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        assert "int8 roof" not in app.query_one(RooflineChart).render().plain

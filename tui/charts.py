@@ -19,6 +19,7 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual_plotext import PlotextPlot
 
+from roofline.models.dtypes import GGUF_INTEGER_FORMATS
 from roofline.models.estimate import Ceilings, time_op
 from roofline.models.ops import Op
 from roofline.models.sweeps import BatchSweep, ContextSweep
@@ -54,6 +55,7 @@ class RooflinePoints:
     prefill_y: list[float]
     step_x: float
     step_y: float
+    integer_gemms: bool = False  # GGUF weights: GEMMs may run at the int8 peak (see Ceilings)
 
 
 def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) -> RooflinePoints:
@@ -72,7 +74,8 @@ def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) ->
     flops = sum(op.count * float(op.flops) for op in decode_ops)
     moved = sum(op.count * float(op.memory_bytes) for op in decode_ops)
     time_s = sum(op.count * float(time_op(op, c).time_s) for op in decode_ops)
-    return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s))
+    integer = any(op.weight_dtype in GGUF_INTEGER_FORMATS for op in (*decode_ops, *prefill_ops))
+    return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s), integer)
 
 
 _STYLE_CACHE: dict[tuple, Style] = {}
@@ -200,6 +203,11 @@ class RooflineChart(_Chart):
             roof = [math.log10(ceil_.mem_bw_bytes_per_s) + x_low, math.log10(ceil_.matmul_flops_per_s),
                     math.log10(ceil_.matmul_flops_per_s)]
             plt.plot(x, roof, label=label, color=color, marker="braille")
+        int8_peak = spec.integer_gemm_flops_per_s if points.integer_gemms else None
+        if int8_peak:  # GGUF weights: llama.cpp's int8 GEMMs may run up to the int8 peak
+            knee = math.log10(int8_peak / spec.mem_bw_bytes_per_s)
+            plt.plot([knee, x_high], [math.log10(int8_peak)] * 2, label="int8 roof (GGUF GEMMs)", color="orange",
+                     marker="braille")
         if points.prefill_x:
             plt.scatter(points.prefill_x, points.prefill_y, label="prefill ops", marker="+", color="cyan")
         if points.decode_x:
@@ -212,7 +220,7 @@ class RooflineChart(_Chart):
                         color="magenta")
         if live:
             plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
-        peak_log = math.log10(spec.matmul_flops_per_s)
+        peak_log = math.log10(max(spec.matmul_flops_per_s, int8_peak or 0.0))
         plt.vline(math.log10(ridge), color="gray")
         plt.text(f"ridge {ridge:,.0f} FLOP/B", math.log10(ridge), peak_log + 0.15, color="red")
         ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
