@@ -382,7 +382,7 @@ class RooflineApp(App):
     @on(Select.Changed, "#history-metric, #history-vendor")
     def _history_filter_changed(self, event: Select.Changed) -> None:
         event.stop()
-        if self.results is not None and "history" in self._ready_views:
+        if self.results is not None and self._w("#views", TabbedContent).active == "history":
             self._draw_history(self.results)
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
