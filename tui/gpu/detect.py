@@ -180,16 +180,21 @@ def parse_nvidia_smi_csv(text: str) -> tuple[DetectedDevice, ...]:
     return tuple(devices)
 
 
+def _read_tool(tool: str, args: Sequence[str], parse, timeout_s: float) -> SourceResult:
+    """Run a listing tool and parse its output; every failure becomes the result's problem."""
+    stdout, reason = run_tool(tool, args, timeout_s)
+    if stdout is None:
+        return SourceResult(problem=reason, absent=reason == f"{tool} not on PATH")
+    try:
+        devices = parse(stdout)
+    except ValueError as err:
+        return SourceResult(problem=f"{tool} output not understood: {err}")
+    return SourceResult(devices) if devices else SourceResult(problem=f"{tool} listed no devices")
+
+
 def read_nvidia_smi(timeout_s: float = DEFAULT_TIMEOUT_S) -> SourceResult:
     """Devices from nvidia-smi's CSV query."""
-    stdout, reason = run_tool("nvidia-smi", NVIDIA_SMI_ARGS, timeout_s)
-    if stdout is None:
-        return SourceResult(problem=reason, absent=reason == "nvidia-smi not on PATH")
-    try:
-        devices = parse_nvidia_smi_csv(stdout)
-    except ValueError as err:
-        return SourceResult(problem=f"nvidia-smi output not understood: {err}")
-    return SourceResult(devices) if devices else SourceResult(problem="nvidia-smi listed no devices")
+    return _read_tool("nvidia-smi", NVIDIA_SMI_ARGS, parse_nvidia_smi_csv, timeout_s)
 
 
 def _field(card: dict, key: str) -> str:
@@ -240,14 +245,7 @@ def parse_rocm_smi_json(text: str) -> tuple[DetectedDevice, ...]:
 
 def read_rocm_smi(timeout_s: float = DEFAULT_TIMEOUT_S) -> SourceResult:
     """Devices from rocm-smi's JSON (it can exit 0 on failure, so the parsed cards are the only signal)."""
-    stdout, reason = run_tool("rocm-smi", ROCM_SMI_ARGS, timeout_s)
-    if stdout is None:
-        return SourceResult(problem=reason, absent=reason == "rocm-smi not on PATH")
-    try:
-        devices = parse_rocm_smi_json(stdout)
-    except ValueError as err:
-        return SourceResult(problem=f"rocm-smi output not understood: {err}")
-    return SourceResult(devices) if devices else SourceResult(problem="rocm-smi listed no devices")
+    return _read_tool("rocm-smi", ROCM_SMI_ARGS, parse_rocm_smi_json, timeout_s)
 
 
 def _text(value: object) -> str:
