@@ -117,21 +117,18 @@ class OpsTable(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         width = self.size.width
-        if y == 0:
-            index, style = 0, self.get_component_rich_style("ops-table--header")
-        else:
-            index = int(self.scroll_y) + y
-            row = index - 1
-            if index >= len(self._lines):
-                return Strip.blank(width, self.rich_style)
-            if row == self.cursor_row:
-                style = self.get_component_rich_style("ops-table--cursor")
-            elif row % 2:
-                style = self.rich_style + self.get_component_rich_style("ops-table--odd")
-            else:
-                style = self.rich_style
+        index = 0 if y == 0 else int(self.scroll_y) + y  # line 0 is the header, fixed in place
         if index >= len(self._lines):
             return Strip.blank(width, self.rich_style)
+        row = index - 1
+        if y == 0:
+            style = self.get_component_rich_style("ops-table--header")
+        elif row == self.cursor_row:
+            style = self.get_component_rich_style("ops-table--cursor")
+        elif row % 2:
+            style = self.rich_style + self.get_component_rich_style("ops-table--odd")
+        else:
+            style = self.rich_style
         x = int(self.scroll_x)
         text = self._lines[index][x:x + width].ljust(width)
         return Strip([Segment(text, style or Style.null())], width)
