@@ -241,6 +241,7 @@ def test_save_cpu_preset_loads_and_is_not_overwritten_without_force(user_dir, ca
     data = json.loads(out)
     saved = [line for line in err.splitlines() if line.startswith("saved: ")]
     assert len(saved) == 1 and "use it: roofline --hardware" in saved[0]
+    assert measure_cli.QUICK_SAVE_WARNING in err  # --quick figures run low; the user is told
     path = next((user_dir / "hardware").glob("*.toml"))
     assert path.stem.endswith("-cpu-measured")
     hw = load_preset_file(path, "hardware")
@@ -290,6 +291,7 @@ def test_save_matched_gpu_keeps_spec_and_sets_fractions(user_dir, monkeypatch, c
     assert "TB/s copy" in hw.sources["achievable.mem_bw"]
     assert hw.name == f"{spec.name} (measured on GPU-Box_01)"
     assert "%" in out  # measured / spec column
+    assert measure_cli.QUICK_SAVE_WARNING not in err  # a full run saves without the note
 
 
 def test_save_function_caps_fractions_above_spec(user_dir):

@@ -17,6 +17,11 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 _PRESET_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
 
 
+# On one H200 (benchmarks/gpu-h200-2026-11-30.md) --quick read bf16 GEMM 6 % and fp8 16 % below a full run.
+QUICK_SAVE_WARNING = ("note: --quick sizes run below what the device sustains (an H200 read bf16 GEMM 6 % low); "
+                      "save a preset from a full run")
+
+
 def _device(text: str) -> tuple[str, int]:
     """``auto``, ``cpu``, ``cuda``, ``cuda:N`` (``rocm``/``rocm:N`` alike: ROCm runs through torch.cuda)."""
     value = text.strip().lower()
@@ -225,6 +230,8 @@ def _measure(args: argparse.Namespace) -> int:
             raise _CliError(f"--save: {err}", EXIT_FAILURE) from None
         print(f"saved: {path} (use it: roofline --hardware {path.stem})",
               file=sys.stderr if args.format == "json" else sys.stdout)
+        if args.quick:
+            _progress(QUICK_SAVE_WARNING)
     return 0
 
 
