@@ -11,6 +11,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.lazy import Lazy
 from textual.reactive import var
+from textual.screen import Screen
 from textual.widgets import Checkbox, DataTable, Header, Input, Select, Static, TabbedContent, TabPane
 
 from roofline.models.errors import ModelInputError
@@ -36,6 +37,7 @@ from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .ops_table import OpsTable
 from .panes import BatchingPane, HardwarePane, ViewBody, WorkloadPane
+from .partial_paint import ClusteredScreen
 from .quiet_update import set_text
 from .scenario_form import FormError, ScenarioForm, build_scenario
 from .scenario_io import form_from_file_values, form_to_file_values
@@ -81,6 +83,10 @@ class RooflineApp(App):
     # watchers below redraw exactly the widgets that depend on the value.
     form: var[ScenarioForm] = var(ScenarioForm, init=False)
     achievable: var[bool] = var(False, init=False)
+
+    def get_default_screen(self) -> Screen:
+        """The explorer's screen paints each cluster of changes on its own (see partial_paint)."""
+        return ClusteredScreen(id="_default")
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
                  shown_context: int | None = None, deck=None, detect_hardware: bool = False) -> None:

@@ -13,8 +13,9 @@ from itertools import groupby
 
 import numpy as np
 from plotext import _utility as plotext_utility
+from rich.segment import Segment
 from rich.style import Style
-from rich.text import Span, Text
+from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 from textual_plotext import PlotextPlot
@@ -91,21 +92,33 @@ def _style_for(fullground, style, background) -> Style:
     return cached
 
 
-def matrix_to_rows(matrix) -> list[Text]:
-    """A plotext cell matrix as one Rich Text per row (top first): one span per run of equally
-    coloured cells, the plain string and spans built directly (``Text.append`` per run costs
-    more than the rest of the conversion)."""
+ChartRow = tuple[Segment, ...]  # one row of a chart: a segment per run of equally styled cells
+
+
+def matrix_to_rows(matrix) -> list[ChartRow]:
+    """A plotext cell matrix as rows of segments (top first), one per run of equally coloured cells.
+
+    Segments rather than Rich Text: a changed row goes straight into a Strip, where a Text would be rendered by
+    Rich again on every paint (on the batch sweep, where most rows change, that was 10 ms a keystroke).
+    """
     marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
     rows = []
     for row in list(matrix.Rows)[::-1]:
-        spans: list[Span] = []
+        chars = marker[row]
+        segments: list[Segment] = []
         start = 0
         for (f, s, b), run in groupby(zip(fg[row], st[row], bg[row], strict=True)):
             end = start + sum(1 for _ in run)
-            spans.append(Span(start, end, _style_for(f, s, b)))
+            segments.append(Segment("".join(chars[start:end]), _style_for(f, s, b)))
             start = end
-        rows.append(Text("".join(marker[row]), spans=spans, no_wrap=True, overflow="crop"))
+        rows.append(tuple(segments))
     return rows
+
+
+def rows_to_text(rows: list[ChartRow]) -> Text:
+    """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""
+    return Text("\n", no_wrap=True, overflow="crop").join(
+        Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
 
 
 class _Chart(PlotextPlot):
@@ -121,11 +134,12 @@ class _Chart(PlotextPlot):
     """
 
     _last: tuple | None = None
-    _shown: tuple[tuple[int, int, str], list[Text]] | None = None  # (width, height, theme), rows
+    _shown: tuple[tuple[int, int, str], list[ChartRow]] | None = None  # (width, height, theme), rows
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self._strips: dict[int, Strip] = {}  # row -> its rendered Strip, for the rows shown
+        self._strip_style = Style.null()  # the widget's style, looked up when all strips are rebuilt
 
     def show(self, *args) -> None:
         self._last = args
@@ -143,7 +157,7 @@ class _Chart(PlotextPlot):
         if changed:
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
-    def _build_rows(self, width: int, height: int) -> list[Text]:
+    def _build_rows(self, width: int, height: int) -> list[ChartRow]:
         plt = self.plt
         if self._last is not None:
             plt.clear_figure()
@@ -152,12 +166,12 @@ class _Chart(PlotextPlot):
         plt._set_size(width, height)
         plt.theme(self._get_plotext_theme_name(self.app.theme))
         # plotext's build() encodes its cell matrix as ANSI and Rich would decode it again;
-        # turning the matrix into Text directly halves the cost of a redraw.
+        # turning the matrix into segments directly halves the cost of a redraw.
         plt._set_sizes()
         plt._build_matrix()
         return matrix_to_rows(plt.monitor.matrix)
 
-    def _current_rows(self) -> list[Text]:
+    def _current_rows(self) -> list[ChartRow]:
         width, height = self.size
         key = (width, height, self.app.theme)
         if self._shown is None or self._shown[0] != key:
@@ -166,7 +180,7 @@ class _Chart(PlotextPlot):
         return self._shown[1]
 
     def render(self):
-        return Text("\n", no_wrap=True, overflow="crop").join(self._current_rows())
+        return rows_to_text(self._current_rows())
 
     def render_line(self, y: int) -> Strip:
         """One row as a Strip, converted once per change (the line API: a paint of a few changed
@@ -177,8 +191,9 @@ class _Chart(PlotextPlot):
             return Strip.blank(width, self.rich_style)
         strip = self._strips.get(y)
         if strip is None:
-            segments = list(rows[y].render(self.app.console, end=""))
-            strip = self._strips[y] = Strip(segments).crop_extend(0, width, self.rich_style)
+            if not self._strips:  # the whole figure is new (first paint, resize, theme): look the style up again
+                self._strip_style = self.rich_style  # per row it would cost more than the row itself
+            strip = self._strips[y] = Strip(rows[y]).crop_extend(0, width, self._strip_style)
         return strip
 
     def draw(self, *args) -> None:  # pragma: no cover - overridden
