@@ -43,7 +43,9 @@ async def test_clustered_updates_equal_textuals_own(monkeypatch):
 
     def both(self: ClusteredCompositor):
         dirty = set(self._dirty_regions)
-        theirs = Compositor.render_partial_update(self)
+        with monkeypatch.context() as textuals:  # the reference: Textual's own partial update and renders
+            textuals.setattr(ClusteredCompositor, "_get_renders", Compositor._get_renders)
+            theirs = Compositor.render_partial_update(self)
         self._dirty_regions = set(dirty)
         ours = clustered(self)
         if theirs is None:
@@ -63,3 +65,20 @@ async def test_clustered_updates_equal_textuals_own(monkeypatch):
             await pilot.pause()
     assert len(compared) > 15
     assert max(compared) >= 2  # the clustered path really ran (left field and right results changed together)
+
+
+async def test_falls_back_to_textuals_paint_when_its_private_api_moved(monkeypatch):
+    def moved_on(self):
+        self._dirty_regions.clear()  # what a half-run clustered update could leave behind
+        raise AttributeError("'Compositor' object has no attribute 'cuts'")
+
+    monkeypatch.setattr(ClusteredCompositor, "_clustered_partial_update", moved_on)
+    app = RooflineApp(ScenarioForm())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("+", "+")
+        await pilot.pause()
+        assert app.form.batch == 4
+        compositor = app.screen._compositor
+        compositor._dirty_regions.add(Region(0, 0, 10, 1))
+        update = compositor.render_partial_update()  # the regions are painted Textual's way, not dropped
+        assert update is not None and update.spans == [(0, 0, 10)]

@@ -3,13 +3,17 @@
 Textual (8.x) paints a partial update by rendering every widget inside the *bounding box* of all changed regions.
 A keystroke in the explorer changes a field on the left (the batch input) and the headline and chart on the right,
 so that box is nearly the whole screen and all ~120 visible widgets are rendered again, most from cache but each
-at a fixed cost. ``ClusteredCompositor`` groups the changed regions into clusters whose boxes do not overlap and
-renders each cluster's box on its own, so the input pane's other fields are not touched when the chart changes.
+at a fixed cost, and each for all its rows. ``ClusteredCompositor`` groups the changed regions by the columns they
+cover, splits each group into runs of changed rows ("pieces") and renders each piece on its own, every widget only
+for the rows inside it: the input pane's other fields are not touched when the chart changes, and a container as
+tall as the screen renders one row for a one-row change.
 
-What reaches the terminal is the same: the spans written are those of the changed regions, and every chop (the
-piece of a line between two widget edges) that a span touches is taken from a cluster whose box it overlaps, where
-the widget on top of it is rendered. If Textual's private compositor API is not what this was written against
-(another 8.x release), the subclass falls back to Textual's own partial update.
+What reaches the terminal is the same, byte for byte (tests/test_partial_paint.py compares every update of a
+session with Textual's): the spans written are those of the changed regions, and every chop (the piece of a line
+between two widget edges) that a span touches is taken from a piece that it overlaps, where the widget on top of
+it is rendered. This leans on Textual's private compositor API (``_dirty_regions``, ``cuts``, ``_render_chops``,
+``_get_renders``; textual is pinned below 9); if that API has moved, the subclass falls back to Textual's own
+partial update.
 """
 
 from __future__ import annotations
@@ -37,45 +41,84 @@ def cluster_regions(regions: set[Region] | list[Region]) -> list[Region]:
 
 
 class ClusteredCompositor(Compositor):
-    """A Compositor whose partial updates render only the widgets under each cluster of changed regions."""
+    """A Compositor whose partial updates render only the rows and widgets under each piece of changed regions."""
 
     def render_partial_update(self) -> ChopsUpdate | None:
+        dirty = set(getattr(self, "_dirty_regions", ()))
         try:
             return self._clustered_partial_update()
-        except AttributeError:  # a Textual whose private compositor API moved on
+        except AttributeError:  # a Textual whose private compositor API moved on: paint its own way
+            self._dirty_regions = dirty
             return super().render_partial_update()
 
     def _clustered_partial_update(self) -> ChopsUpdate | None:
         screen_region = self.size.region
-        update_regions = self._dirty_regions.copy()
+        update_regions = [region for region in self._dirty_regions.copy() if region]
         if not update_regions:
+            self._dirty_regions.clear()
             return None
-        clusters = [box.intersection(screen_region) for box in cluster_regions(update_regions)]
-        clusters = [box for box in clusters if box]
-        if len(clusters) < 2:
-            return super().render_partial_update()
         self._dirty_regions.clear()
-        spans = list(self._regions_to_spans(update_regions))
+        spans = list(self._regions_to_spans(set(update_regions)))
+        if not spans:
+            return None
         cuts = self.cuts
         chops: list[dict] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
         rendered = []
-        for box in clusters:
-            rows = {y for y, _, _ in spans if box.y <= y < box.bottom}
-            rendered.append((box, rows, self._render_chops(box, rows.__contains__)))
-        # A chop is taken from a box it overlaps. Textual also writes the (empty) chop that starts where a span
-        # ends, so such a chop is taken from a box it touches, once no box overlapping it has supplied it.
+        for piece in self._pieces(update_regions, screen_region):
+            rendered.append((piece, self._render_chops(piece, lambda _y: True)))
+        # A chop is taken from a piece it overlaps. Textual also writes the (empty) chop that starts where a span
+        # ends, so such a chop is taken from a piece it touches, once no piece overlapping it has supplied it.
         for touching in (False, True):
-            for box, rows, chops_of_box in rendered:
-                x0, x1 = box.x, box.right
-                for y in rows:
+            for piece, chops_of_piece in rendered:
+                x0, x1 = piece.x, piece.right
+                for y in piece.line_range:
                     line = chops[y]
-                    for (x, strip), end in zip(chops_of_box[y].items(), cuts[y][1:], strict=False):
+                    for (x, strip), end in zip(chops_of_piece[y].items(), cuts[y][1:], strict=False):
                         if strip is None or line.get(x) is not None or end <= x0 or x > x1:
                             continue
                         if touching or x < x1:
                             line[x] = strip
         chop_ends = [cut_set[1:] for cut_set in cuts]
         return ChopsUpdate(chops, spans, chop_ends)
+
+    @staticmethod
+    def _pieces(update_regions: list[Region], screen_region: Region) -> list[Region]:
+        """Per column cluster, one piece per run of consecutive changed rows, as wide as the cluster."""
+        pieces = []
+        for box in cluster_regions(update_regions):
+            box = box.intersection(screen_region)
+            if not box:
+                continue
+            rows = sorted({y for region in update_regions if box.contains_region(region.intersection(screen_region))
+                           for y in region.line_range if box.y <= y < box.bottom})
+            start = previous = None
+            for y in (*rows, None):
+                if start is not None and (y is None or y != previous + 1):
+                    pieces.append(Region(box.x, start, box.width, previous - start + 1))
+                    start = None
+                if y is not None and start is None:
+                    start = y
+                previous = y
+        return pieces
+
+    def _get_renders(self, crop: Region | None = None):
+        """As Textual's, but each widget renders only the rows inside ``crop``: a container as tall as the screen
+        would otherwise render all its (cached) rows for a one-row change."""
+        if crop is None:
+            yield from super()._get_renders(crop)
+            return
+        top, bottom = crop.y, crop.bottom
+        overlaps = crop.overlaps
+        for widget, (region, clip) in list(self.visible_widgets.items()):
+            if not overlaps(clip):
+                continue
+            x, y, width, height = region.intersection(clip)
+            first, last = max(y, top), min(y + height, bottom)
+            if not width or last <= first:
+                continue
+            visible = Region(x, first, width, last - first)
+            yield visible, visible, widget.render_lines(
+                Region(x - region.x, first - region.y, width, last - first))
 
 
 class ClusteredScreen(Screen):
