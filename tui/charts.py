@@ -95,24 +95,32 @@ def _style_for(fullground, style, background) -> Style:
 ChartRow = tuple[Segment, ...]  # one row of a chart: a segment per run of equally styled cells
 
 
-def matrix_to_rows(matrix) -> list[ChartRow]:
+def matrix_to_rows(matrix, reuse: dict[tuple, ChartRow] | None = None) -> tuple[list[tuple], list[ChartRow]]:
     """A plotext cell matrix as rows of segments (top first), one per run of equally coloured cells.
 
     Segments rather than Rich Text: a changed row goes straight into a Strip, where a Text would be rendered by
     Rich again on every paint (on the batch sweep, where most rows change, that was 10 ms a keystroke).
+    Returns each row's cells (characters, colours, styles, backgrounds) with its segments; ``reuse`` maps the
+    cells of rows already converted to their segments, so rows that did not change are not converted again.
     """
     marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
-    rows = []
+    cells_by_row, rows = [], []
     for row in list(matrix.Rows)[::-1]:
-        chars = marker[row]
+        chars, fgs, sts, bgs = marker[row], fg[row], st[row], bg[row]
+        cells = (tuple(chars), tuple(fgs), tuple(sts), tuple(bgs))
+        cells_by_row.append(cells)
+        known = reuse.get(cells) if reuse else None
+        if known is not None:
+            rows.append(known)
+            continue
         segments: list[Segment] = []
         start = 0
-        for (f, s, b), run in groupby(zip(fg[row], st[row], bg[row], strict=True)):
+        for (f, s, b), run in groupby(zip(fgs, sts, bgs, strict=True)):
             end = start + sum(1 for _ in run)
             segments.append(Segment("".join(chars[start:end]), _style_for(f, s, b)))
             start = end
         rows.append(tuple(segments))
-    return rows
+    return cells_by_row, rows
 
 
 def rows_to_text(rows: list[ChartRow]) -> Text:
@@ -140,6 +148,7 @@ class _Chart(PlotextPlot):
         super().__init__(**kwargs)
         self._strips: dict[int, Strip] = {}  # row -> its rendered Strip, for the rows shown
         self._strip_style = Style.null()  # the widget's style, looked up when all strips are rebuilt
+        self._cells: list[tuple] = []  # each shown row's plotext cells, to skip converting rows that did not change
 
     def show(self, *args) -> None:
         self._last = args
@@ -169,7 +178,9 @@ class _Chart(PlotextPlot):
         # turning the matrix into segments directly halves the cost of a redraw.
         plt._set_sizes()
         plt._build_matrix()
-        return matrix_to_rows(plt.monitor.matrix)
+        reuse = dict(zip(self._cells, self._shown[1], strict=False)) if self._shown is not None else None
+        self._cells, rows = matrix_to_rows(plt.monitor.matrix, reuse)
+        return rows
 
     def _current_rows(self) -> list[ChartRow]:
         width, height = self.size
