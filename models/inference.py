@@ -113,6 +113,12 @@ def prefill_totals(scenario: Scenario, c: Ceilings, *, batch: Number | None = No
     return pass_totals(build_ops(scenario, "prefill", batch=b), c)
 
 
+def _idle_reference_flops_per_s(c: Ceilings) -> float:
+    """The peak idle-core % is measured against: the spec GEMM peak, or the int8 peak where GGUF GEMMs may run on
+    it (``bound`` only), so a step that runs its GEMMs at the int8 peak shows 0 % idle, never below."""
+    return max(c.spec_matmul_flops_per_s, c.integer_gemm_flops_per_s or 0.0)
+
+
 def _phase(t: PassTotals, c: Ceilings, pp: int) -> PhaseEstimate:
     time_s = float(np.sum(t.time_s))
     flops = float(np.sum(t.flops))
@@ -130,7 +136,7 @@ def _phase(t: PassTotals, c: Ceilings, pp: int) -> PhaseEstimate:
         memory_s=memory_s,
         comm_s=float(np.sum(t.comm_s)),
         overhead_s=float(np.sum(t.overhead_s)),
-        idle_core_pct=100.0 * (1.0 - flops / pp / time_s / c.spec_matmul_flops_per_s),
+        idle_core_pct=100.0 * (1.0 - flops / pp / time_s / _idle_reference_flops_per_s(c)),
         mbu_pct=100.0 * memory_bytes / pp / time_s / c.spec_mem_bw_bytes_per_s,
         arithmetic_intensity_flops_per_byte=flops / memory_bytes,
         limited_by="compute" if compute_s > memory_s else "memory",

@@ -349,3 +349,19 @@ def test_gguf_prefill_bound_uses_the_int8_peak_and_stays_above_llama_cpp():
     # expected keeps the compute dtype's achievable rate (MMQ reaches ~25 % of the int8 peak)
     expected = ceilings(s.hardware, s.precisions.compute_dtype, "expected")
     assert expected.integer_gemm_flops_per_s is None
+
+
+def test_idle_cores_never_negative_when_gguf_gemms_run_at_the_int8_peak():
+    """Found by hypothesis: Llama-2-7B q4_k_m on an H100 SXM, batch 120, 1 token in and out, bound. The GGUF
+    GEMMs run at the int8 peak (1,978.9 TFLOP/s) and the step is compute-heavy, so useful FLOP/s exceeded the bf16
+    peak (989.4) and idle cores read -0.16 %. Idle cores are measured against the peak the GEMMs may use."""
+    from roofline.models.inference import estimate
+
+    from .conftest import scenario
+
+    s = scenario("h100-sxm", "llama-2-7b", batch=120, prompt=1, output=1, weights="q4_k_m", kv="int4", flash=False)
+    e = estimate(s, "bound")
+    assert e.ceilings.integer_gemm_flops_per_s == pytest.approx(1978.9e12)  # H100 SXM dense int8
+    achieved = e.decode.phase.flops / e.decode.phase.time_s
+    assert achieved > 989.4e12  # above the bf16 peak: the old reference went negative
+    assert 0 <= e.decode.phase.idle_core_pct == pytest.approx(100 * (1 - achieved / 1978.9e12))
