@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .dtypes import GGUF_INTEGER_FORMATS
 from .estimate import Ceilings, PassTotals, ceilings, compute_and_memory_s, pass_totals, time_op
 from .ops import Number, build_ops
 from .scenario import Scenario
@@ -113,13 +114,15 @@ def prefill_totals(scenario: Scenario, c: Ceilings, *, batch: Number | None = No
     return pass_totals(build_ops(scenario, "prefill", batch=b), c)
 
 
-def _idle_reference_flops_per_s(c: Ceilings) -> float:
-    """The peak idle-core % is measured against: the spec GEMM peak, or the int8 peak where GGUF GEMMs may run on
-    it (``bound`` only), so a step that runs its GEMMs at the int8 peak shows 0 % idle, never below."""
-    return max(c.spec_matmul_flops_per_s, c.integer_gemm_flops_per_s or 0.0)
+def _idle_reference_flops_per_s(scenario: Scenario, c: Ceilings) -> float:
+    """The peak idle-core % is measured against: the spec GEMM peak, or, for GGUF weights under ``bound``, the int8
+    peak their GEMMs may run at (so such a step shows 0 % idle at most, never below)."""
+    p = scenario.precisions
+    gguf = {p.weights, p.expert_weights_or_weights} & GGUF_INTEGER_FORMATS
+    return c.integer_gemm_flops_per_s if gguf and c.integer_gemm_flops_per_s else c.spec_matmul_flops_per_s
 
 
-def _phase(t: PassTotals, c: Ceilings, pp: int) -> PhaseEstimate:
+def _phase(t: PassTotals, c: Ceilings, pp: int, idle_reference_flops_per_s: float) -> PhaseEstimate:
     time_s = float(np.sum(t.time_s))
     flops = float(np.sum(t.flops))
     memory_bytes = float(np.sum(t.memory_bytes))
@@ -136,7 +139,7 @@ def _phase(t: PassTotals, c: Ceilings, pp: int) -> PhaseEstimate:
         memory_s=memory_s,
         comm_s=float(np.sum(t.comm_s)),
         overhead_s=float(np.sum(t.overhead_s)),
-        idle_core_pct=100.0 * (1.0 - flops / pp / time_s / _idle_reference_flops_per_s(c)),
+        idle_core_pct=100.0 * (1.0 - flops / pp / time_s / idle_reference_flops_per_s),
         mbu_pct=100.0 * memory_bytes / pp / time_s / c.spec_mem_bw_bytes_per_s,
         arithmetic_intensity_flops_per_byte=flops / memory_bytes,
         limited_by="compute" if compute_s > memory_s else "memory",
@@ -148,7 +151,8 @@ def estimate(scenario: Scenario, name: str) -> Estimate:
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, name)
     pp = scenario.parallelism.pp
     b = scenario.batching
-    prefill = _phase(prefill_totals(scenario, c), c, pp)
+    idle_reference = _idle_reference_flops_per_s(scenario, c)
+    prefill = _phase(prefill_totals(scenario, c), c, pp, idle_reference)
     contexts = decode_contexts(scenario)
     per_step = decode_step_totals(scenario, c, batch=b.batch_size, context=contexts)
     # fields that do not depend on the context are scalars: spread them over every step
@@ -163,7 +167,7 @@ def estimate(scenario: Scenario, name: str) -> Estimate:
         prefill=prefill,
         decode=DecodeEstimate(
             steps=b.output_tokens - 1,
-            phase=_phase(steps, c, pp),
+            phase=_phase(steps, c, pp, idle_reference),
             step_time_s=mean_step,
             first_step_time_s=float(step_times[0]),
             last_step_time_s=float(step_times[-1]),

@@ -1,7 +1,9 @@
 """Memory footprint per device and whether it fits; the largest batch that does.
 
 Per device (tp x pp devices):
-- weights: all parameters (every expert) x bytes per weight / (tp * pp);
+- weights: all parameters (every expert) x bytes per weight / (tp * pp), plus what every TP rank holds whole
+  (:func:`tp_replicated_weight_bytes_per_device`): norms, MLA's q_a/kv_a projections, MoE routers, and the K/V
+  projections when there are fewer KV heads than TP ranks (the ops read these in full on every device);
 - KV cache: batch x cached tokens x KV elements per token per device x bytes, over the
   layers of one stage (layers / pp). Cached tokens are prompt + output, capped at the window
   for sliding-window layers. KV heads split across TP (at least one per device); MLA's latent
@@ -21,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dtypes import weight_bytes_per_param
-from .ops import sizes_for
+from .ops import residual_bytes_per_element, sizes_for
 from .scenario import Scenario
 
 GIB = 1024**3
@@ -83,11 +85,38 @@ def activation_bytes_per_device(scenario: Scenario, batch: int) -> float:
     widths = [s.q_heads * a.head_dim + s.kv_heads * (a.head_dim + a.v_head_dim), 2 * m.intermediate_size / s.tp]
     if m.moe is not None:
         widths.append(m.moe.top_k * 2 * m.moe.expert_intermediate_size / s.tp)
-    per_token = (2 * m.hidden_size + max(widths)) * s.b_a
+    per_token = (2 * m.hidden_size + max(widths)) * residual_bytes_per_element(s)  # the 16-bit stream
     if not b.flash_attention:  # each query's scores against the prompt, and their softmax
         per_token += 2 * s.q_heads * prompt * s.b_a
     tokens = min(batch * prompt, PREFILL_CHUNK_TOKENS)
     return tokens * per_token + batch * m.vocab_size / s.tp * LOGITS_BYTES_PER_ELEMENT
+
+
+def tp_replicated_weight_bytes_per_device(scenario: Scenario) -> float:
+    """Bytes each device holds beyond its 1/(tp*pp) share, for weights every TP rank keeps whole.
+
+    Replicated per layer: the layer's norms (norms_per_layer x H); with MLA, q_a_proj (H x r_q, and its norm r_q)
+    and kv_a_proj (H x (r_kv + d_rope), and its norm r_kv); with MoE, the router (H x E). Plus the final norm (H).
+    Each rank stores R of them, against R / tp in the even share, so it adds R x (1 - 1/tp). With g < tp KV heads
+    each rank holds one whole KV head's projections, H x (d_k + d_v), against g / tp of one in the even share.
+    Layers split over pipeline stages, so the total is divided by pp. Stored at the non-expert weight format.
+    """
+    m, par = scenario.model, scenario.parallelism
+    tp, H, a = par.tp, m.hidden_size, scenario.model.attention
+    if tp == 1:
+        return 0.0
+    per_layer = m.norms_per_layer * H
+    if a.is_mla:
+        if a.q_lora_rank is not None:
+            per_layer += H * a.q_lora_rank + a.q_lora_rank
+        per_layer += H * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
+    replicated = per_layer * m.num_layers + H
+    if m.moe is not None:
+        replicated += sum(g.count for g in m.layer_groups if g.moe) * m.router_params()
+    extra = replicated * (1.0 - 1.0 / tp)
+    if not a.is_mla and a.num_kv_heads < tp:
+        extra += m.num_layers * H * (a.head_dim + a.v_head_dim) * (1.0 - a.num_kv_heads / tp)
+    return extra * weight_bytes_per_param(scenario.precisions.weights) / par.pp
 
 
 def memory_footprint(scenario: Scenario) -> MemoryFootprint:
@@ -96,7 +125,7 @@ def memory_footprint(scenario: Scenario) -> MemoryFootprint:
     expert_params = m.routed_expert_params_total()
     weights = ((m.params - expert_params) * weight_bytes_per_param(scenario.precisions.weights)
                + expert_params * weight_bytes_per_param(scenario.precisions.expert_weights_or_weights))
-    per_device_weights = weights / devices
+    per_device_weights = weights / devices + tp_replicated_weight_bytes_per_device(scenario)
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
     capacity = scenario.hardware.memory_capacity_bytes
     fixed = per_device_weights + RUNTIME_RESERVE_BYTES_PER_DEVICE

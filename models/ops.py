@@ -4,7 +4,7 @@ Conventions (per occurrence, per device after tensor-parallel split; ``count`` o
 per pass):
 
 - A weight GEMM of T tokens, K inputs, N outputs: FLOPs 2*T*K*N; weight bytes K*N*b_w;
-  activation bytes T*(K+N)*b_a (read input, write output).
+  activation bytes T*(K*b_a + N*b_out) (read input, write output; b_out = b_a at 16 bits, see below).
 - Decode attention at context c (keys attended, the new token included) for B sequences,
   h_q query heads, g KV heads of width d per device: FLOPs 2*B*h_q*c*(d_qk+d_v) plus
   5 per score for softmax; KV read B*c*g*(d_qk+d_v)*b_kv; KV write B*g*(d_qk+d_v)*b_kv.
@@ -23,8 +23,10 @@ per pass):
   after the vocabulary-parallel embedding, each sending 2*(tp-1)/tp * T*H*b_a bytes; one
   all-gather of the logits, (tp-1)/tp * B*V*b_a bytes.
 - PP: layers run stage after stage; (pp-1) activation sends of T*H*b_a bytes per pass.
-- Collectives (all-reduces, pipeline sends) carry the residual stream, which stays 16-bit when
-  activations are 8-bit: b_a above is max(b_a, 2) for them (see RESIDUAL_MIN_BYTES_PER_ELEMENT).
+- 8-bit activations (W8A8) are GEMM inputs only: the residual stream, GEMM outputs, element-wise reads
+  and what collectives carry stay 16-bit, b_out = max(b_a, 2) (see RESIDUAL_MIN_BYTES_PER_ELEMENT). A
+  GEMM moves T*(K*b_a + N*b_out) activation bytes; a norm or gated activation that feeds a GEMM writes
+  at b_a (its quantisation fused), the other element-wise ops write 16-bit.
 
 Values may be numpy arrays: batch and context broadcast, so one call evaluates a sweep.
 """
@@ -116,32 +118,40 @@ def causal_attention_pairs(prompt_tokens: Number, window_tokens: int | None) -> 
     return np.where(p <= w, full, windowed)
 
 
+def residual_bytes_per_element(s: _Sizes) -> float:
+    """Bytes per element of the 16-bit stream: the residual, GEMM outputs, what collectives carry."""
+    return max(s.b_a, RESIDUAL_MIN_BYTES_PER_ELEMENT)
+
+
 def _matmul(phase: str, name: str, count: int, tokens: Number, k: float, n: float, s: _Sizes,
             weight_matrices: Number = 1.0) -> Op:
+    """T x K input at the activation format b_a, T x N output at the 16-bit stream's b_out (an FP8 GEMM writes
+    bf16)."""
+    b_out = residual_bytes_per_element(s)
     return Op(
         phase=phase, name=name, kind="matmul", count=count,
         flops=2.0 * tokens * k * n,
         weight_bytes=weight_matrices * k * n * s.b_w,
-        activation_bytes=tokens * (k + n) * s.b_a,
+        activation_bytes=tokens * (k * s.b_a + n * b_out),
         weight_dtype=s.w_dtype,
-        dims=(("T", tokens), ("K", k), ("N", n), ("b_w", s.b_w), ("b_a", s.b_a)),
+        dims=(("T", tokens), ("K", k), ("N", n), ("b_w", s.b_w), ("b_a", s.b_a), ("b_out", b_out)),
     )
 
 
 def _elementwise(phase: str, name: str, count: int, elements: Number, flops_per_element: float,
-                 reads: float, s: _Sizes, weight_elements: float = 0.0) -> Op:
+                 reads: float, s: _Sizes, weight_elements: float = 0.0, feeds_gemm: bool = False) -> Op:
+    """Reads (and weights, e.g. a norm's scale) in the 16-bit stream; the write is in the activation format when
+    it is a GEMM's input (the quantisation fused into the norm or the gated activation), else 16-bit too."""
+    b_in = residual_bytes_per_element(s)
+    b_out = s.b_a if feeds_gemm else b_in
     return Op(
         phase=phase, name=name, kind="elementwise", count=count,
         flops=flops_per_element * elements,
-        weight_bytes=weight_elements * s.b_a,
-        activation_bytes=(reads + 1.0) * elements * s.b_a,
-        dims=(("elements", elements), ("FLOP/element", flops_per_element), ("reads", reads), ("b_a", s.b_a)),
+        weight_bytes=weight_elements * b_in,
+        activation_bytes=elements * (reads * b_in + b_out),
+        dims=(("elements", elements), ("FLOP/element", flops_per_element), ("reads", reads), ("b_in", b_in),
+              ("b_out", b_out)),
     )
-
-
-def residual_bytes_per_element(s: _Sizes) -> float:
-    """Bytes per element of the residual stream that collectives carry: at least 16-bit."""
-    return max(s.b_a, RESIDUAL_MIN_BYTES_PER_ELEMENT)
 
 
 def _all_reduce(phase: str, name: str, count: int, tokens: Number, s: _Sizes) -> Op:
@@ -217,12 +227,12 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
         ops += [
             _matmul(phase, "q_a_proj", count, tokens, H, a.q_lora_rank, s),
             _elementwise(phase, "q_a_norm", count, tokens * a.q_lora_rank, RMSNORM_FLOPS_PER_ELEMENT, 1, s,
-                         a.q_lora_rank),
+                         a.q_lora_rank, feeds_gemm=True),
             _matmul(phase, "q_b_proj", count, tokens, a.q_lora_rank, hq * (nope + rope), s),
         ]
     ops += [
         _matmul(phase, "kv_a_proj", count, tokens, H, latent, s),
-        _elementwise(phase, "kv_a_norm", count, tokens * r_kv, RMSNORM_FLOPS_PER_ELEMENT, 1, s, r_kv),
+        _elementwise(phase, "kv_a_norm", count, tokens * r_kv, RMSNORM_FLOPS_PER_ELEMENT, 1, s, r_kv, feeds_gemm=True),
         _elementwise(phase, "rope", count, tokens * (hq + 1) * rope, ROPE_FLOPS_PER_ELEMENT, 1, s),
     ]
     if phase == "prefill":
@@ -281,13 +291,13 @@ def _mlp(phase: str, count: int, tokens: Number, width: int, label: str, s: _Siz
     if not gated:
         return [
             _matmul(phase, f"{label} up", count, tokens, s.hidden, per_device, s),
-            _elementwise(phase, f"{label} activation", count, tokens * per_device, 4, 1, s),
+            _elementwise(phase, f"{label} activation", count, tokens * per_device, 4, 1, s, feeds_gemm=True),
             _matmul(phase, f"{label} down", count, tokens, per_device, s.hidden, s),
         ]
     return [
         _matmul(phase, f"{label} gate_up", count, tokens, s.hidden, 2 * per_device, s),
         _elementwise(phase, f"{label} activation", count, tokens * per_device,
-                     GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s),
+                     GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s, feeds_gemm=True),
         _matmul(phase, f"{label} down", count, tokens, per_device, s.hidden, s),
     ]
 
@@ -299,15 +309,17 @@ def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes
     routed = tokens * moe.top_k
     distinct = expected_distinct_experts(moe.num_experts, moe.top_k, tokens)
     H = s.hidden
+    b_out = residual_bytes_per_element(s)
     ops = [
         _matmul(phase, "router", count, tokens, H, moe.num_experts, s),
         Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
            flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_we,
-           activation_bytes=routed * (H + 2 * width) * s.b_a, weight_dtype=s.we_dtype),
-        _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s),
+           activation_bytes=routed * (H * s.b_a + 2 * width * b_out), weight_dtype=s.we_dtype),
+        _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s,
+                     feeds_gemm=True),
         Op(phase=phase, name="experts down", kind="matmul", count=count,
            flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_we,
-           activation_bytes=routed * (width + H) * s.b_a, weight_dtype=s.we_dtype),
+           activation_bytes=routed * (width * s.b_a + H * b_out), weight_dtype=s.we_dtype),
     ]
     if moe.shared_intermediate_size:
         ops += _mlp(phase, count, tokens, moe.shared_intermediate_size, "shared expert", s)
@@ -322,7 +334,8 @@ def _layer_group_ops(phase: str, group: LayerGroup, batch: Number, context: Numb
     tokens = batch if phase == "decode" else batch * prompt
     flash = scenario.batching.flash_attention
     H = s.hidden
-    ops = [_elementwise(phase, "norms", n * m.norms_per_layer, tokens * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H)]
+    ops = [_elementwise(phase, "norms", n * m.norms_per_layer, tokens * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H,
+                        feeds_gemm=True)]
     if a.is_mla:
         ops += _mla_block(phase, n, batch, context, prompt, flash, m, s)
         o_in = s.q_heads * a.v_head_dim
@@ -406,7 +419,8 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     tokens = batch if phase == "decode" else batch * prompt
     H = s.hidden
     ops: list[Op] = [Op(phase=phase, name="embedding", kind="embedding", count=1, flops=0.0,
-                        weight_bytes=tokens * H * s.b_w / s.tp, activation_bytes=tokens * H * s.b_a)]
+                        weight_bytes=tokens * H * s.b_w / s.tp,
+                        activation_bytes=tokens * H * residual_bytes_per_element(s))]
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (embedding)", 1, tokens, s))
     layer_ops: list[Op] = []
@@ -417,11 +431,11 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     if pp > 1:
         ops.append(Op(phase=phase, name="pipeline send", kind="collective", count=pp - 1, flops=0.0,
                       comm_bytes=tokens * H * residual_bytes_per_element(s)))
-    ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H))
+    ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H, feeds_gemm=True))
     # logits only for the last position of each sequence, also in prefill
     ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))
     if s.tp > 1:  # the vocabulary-parallel logits are gathered: each device sends its (tp-1)/tp share
         ops.append(Op(phase=phase, name="all-gather (logits)", kind="collective", count=1, flops=0.0,
-                      comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * s.b_a,
-                      dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", s.b_a))))
+                      comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * residual_bytes_per_element(s),
+                      dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", residual_bytes_per_element(s)))))
     return ops

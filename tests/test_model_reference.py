@@ -127,14 +127,16 @@ def test_llama2_70b_memory_fit_h100_vs_h200_and_tp8():
 
     H100 (80 GiB): weights alone exceed one device: does not fit, largest batch 0.
     H200 (141 GiB): 141 - 128.5 - 1 (reserve) = 11.5 GiB left: fits at batch 1.
-    TP8 on H100: weights 17,244,162,048 B per device; 8 KV heads over 8 devices -> 1 head each:
+    TP8 on H100: weights 137,953,296,384 / 8 = 17,244,162,048 B per device, plus the norms every rank keeps
+    whole, (80 * 2 * 8192 + 8192) params * 7/8 * 2 B = 2,308,096 B -> 17,246,470,144 B; 8 KV heads over 8
+    devices -> 1 head each:
     KV per token per device = 80 layers * 1 * 256 * 2 B = 40,960 B; at P = G = 2048, 4096 tokens
     -> 167,772,160 B per sequence. Activations per device (one prefill pass of min(B*P, 8192) tokens):
     per token (2*8192 + 2*28672/8) * 2 B = 47,104 B, plus 32000/8 * 4 B = 16,000 B of logits per sequence;
     at batch 1: 2048 * 47,104 + 16,000 = 96,484,992 B.
-    Free = 80 GiB - 17,244,162,048 - 1 GiB = 67,581,442,048 B. Beyond 4 sequences a pass holds the full
+    Free = 80 GiB - 17,246,470,144 - 1 GiB = 67,579,133,952 B. Beyond 4 sequences a pass holds the full
     8192-token chunk (385,875,968 B), so the largest batch is
-    floor((67,581,442,048 - 385,875,968) / (167,772,160 + 16,000)) = 400.
+    floor((67,579,133,952 - 385,875,968) / (167,772,160 + 16,000)) = 400.
     """
     single_h100 = memory_footprint(scenario("h100-sxm", "llama-2-70b", prompt=2048, output=2048))
     single_h200 = memory_footprint(scenario("h200", "llama-2-70b", prompt=2048, output=2048))
@@ -142,7 +144,7 @@ def test_llama2_70b_memory_fit_h100_vs_h200_and_tp8():
     assert single_h100.weights_bytes == 137_953_296_384
     assert not single_h100.fits and single_h100.max_batch == 0
     assert single_h200.fits and single_h200.max_batch >= 1
-    assert tp8.per_device_weights_bytes == 17_244_162_048
+    assert tp8.per_device_weights_bytes == 17_246_470_144
     assert tp8.per_device_kv_cache_bytes == 167_772_160
     assert tp8.per_device_activation_bytes == 96_484_992
     assert tp8.fits and tp8.max_batch == 400
@@ -365,3 +367,42 @@ def test_idle_cores_never_negative_when_gguf_gemms_run_at_the_int8_peak():
     achieved = e.decode.phase.flops / e.decode.phase.time_s
     assert achieved > 989.4e12  # above the bf16 peak: the old reference went negative
     assert 0 <= e.decode.phase.idle_core_pct == pytest.approx(100 * (1 - achieved / 1978.9e12))
+
+
+def test_fp8_activations_are_gemm_inputs_only():
+    """W8A8 (fp8 weights and activations), Llama-3.1-8B, one prefill of 1,000 tokens, H = 4,096, I = 14,336:
+    - qkv_proj: input 1,000 x 4,096 x 1 B (fp8) + output 1,000 x 6,144 x 2 B (bf16) = 16.384 MB;
+    - norms (feed a GEMM): read 1,000 x 4,096 x 2 B, write x 1 B = 12.288 MB;
+    - residual add (16-bit throughout): read 2 x 1,000 x 4,096 x 2 B + write x 2 B = 24.576 MB;
+    - MLP activation (feeds the down GEMM): read 2 x 1,000 x 14,336 x 2 B + write x 1 B = 71.68 MB.
+    At bf16 activations every term is 2 B per element, as before."""
+    ops = {op.name: op for op in build_ops(scenario("h100-sxm", "llama-3.1-8b", prompt=1000, weights="fp8",
+                                                    activations="fp8"), "prefill", batch=1)}
+    assert ops["qkv_proj"].activation_bytes == pytest.approx(1000 * (4096 * 1 + 6144 * 2))
+    assert ops["norms"].activation_bytes == pytest.approx(1000 * 4096 * (2 + 1))
+    assert ops["residual add"].activation_bytes == pytest.approx(1000 * 4096 * (2 * 2 + 2))
+    assert ops["mlp activation"].activation_bytes == pytest.approx(1000 * 14336 * (2 * 2 + 1))
+    bf16 = {op.name: op for op in build_ops(scenario("h100-sxm", "llama-3.1-8b", prompt=1000), "prefill", batch=1)}
+    assert bf16["qkv_proj"].activation_bytes == pytest.approx(1000 * (4096 + 6144) * 2)
+    assert bf16["norms"].activation_bytes == pytest.approx(1000 * 4096 * 2 * 2)
+
+
+def test_tp_ranks_hold_replicated_weights_whole():
+    """DeepSeek-V3 (H = 7,168, 61 layers of which 58 MoE with 256 experts, r_q = 1,536, r_kv = 512, d_rope = 64)
+    at TP 8, fp8 weights (1 B). Per layer: norms 2 x 7,168 = 14,336; q_a 7,168 x 1,536 + 1,536 = 11,011,584;
+    kv_a 7,168 x 576 + 512 = 4,129,280 -> 15,155,200 x 61 = 924,467,200; final norm 7,168; routers
+    58 x (7,168 x 256 + 256 correction biases) = 106,445,312 -> 1,030,919,680 params, held whole on every rank:
+    1,030,919,680 x 7/8 = 902,054,720 B above the even 1/8 share.
+    Llama-3.1-70B at TP 16: 8 KV heads, so each rank holds one whole KV head (128 + 128 wide) where the even
+    share is half of one: 80 x 8,192 x 256 x 1/2 = 83,886,080 params, plus norms (80 x 2 + 1) x 8,192 x 15/16
+    = 1,236,480, at 2 B: 170,245,120 B."""
+    from roofline.models.memory import tp_replicated_weight_bytes_per_device
+
+    deepseek = scenario("h200", "deepseek-v3", tp=8, weights="fp8")
+    assert deepseek.model.moe.router_bias  # noaux_tc: e_score_correction_bias, one per expert
+    assert tp_replicated_weight_bytes_per_device(deepseek) == pytest.approx(902_054_720)
+    llama = scenario("h100-sxm", "llama-3.1-70b", tp=16)
+    assert tp_replicated_weight_bytes_per_device(llama) == pytest.approx(170_245_120)
+    assert tp_replicated_weight_bytes_per_device(scenario("h100-sxm", "llama-3.1-70b")) == 0.0
+    footprint = memory_footprint(deepseek)
+    assert footprint.per_device_weights_bytes == pytest.approx(footprint.weights_bytes / 8 + 902_054_720)

@@ -22,15 +22,15 @@ def explain_op(op: Op, c: Ceilings) -> str:
             f"FLOPs = 2 x T x K x N = 2 x {_n(d['T'])} x {_n(d['K'])} x {_n(d['N'])} = {si(float(op.flops), 'FLOP')}",
             f"weights = K x N x b_w = {_n(d['K'])} x {_n(d['N'])} x {_n(d['b_w'])} B"
             f" = {si(float(op.weight_bytes), 'B')}",
-            f"activations = T x (K + N) x b_a = {_n(d['T'])} x {_n(d['K'] + d['N'])} x {_n(d['b_a'])} B"
-            f" = {si(float(op.activation_bytes), 'B')}",
+            f"activations = T x (K x b_a + N x b_out) = {_n(d['T'])} x ({_n(d['K'])} x {_n(d['b_a'])} + "
+            f"{_n(d['N'])} x {_n(d.get('b_out', d['b_a']))}) B = {si(float(op.activation_bytes), 'B')}",
         ]
     elif op.kind == "elementwise" and "elements" in d:
         lines += [
             f"FLOPs = elements x FLOP/element = {_n(d['elements'])} x {_n(d['FLOP/element'])}"
             f" = {si(float(op.flops), 'FLOP')}",
-            f"activations = (reads + 1 write) x elements x b_a = {_n(d['reads'] + 1)} x {_n(d['elements'])} x "
-            f"{_n(d['b_a'])} B = {si(float(op.activation_bytes), 'B')}",
+            f"activations = elements x (reads x b_in + 1 write x b_out) = {_n(d['elements'])} x "
+            f"({_n(d['reads'])} x {_n(d['b_in'])} + {_n(d['b_out'])}) B = {si(float(op.activation_bytes), 'B')}",
         ]
     elif op.kind == "attention" and {"B", "c", "h_q"} <= d.keys():
         lines += [

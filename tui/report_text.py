@@ -35,7 +35,8 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
         f"FlashAttention {'on' if b['flash_attention'] else 'off'}; mean decode context "
         f"{b['mean_decode_context_tokens']:,.0f}",
         (f"decode turns compute-bound at batch {crossover:,} (at the mean context)" if crossover is not None
-         else "decode never turns compute-bound: per sequence, KV traffic grows as fast as FLOPs"),
+         else ("decode never turns compute-bound: each sequence added to the batch adds FLOPs and KV-cache bytes "
+               "at an intensity below the ridge")),
     ]
 
 
@@ -110,7 +111,7 @@ def assumption_lines(assumptions: list[dict[str, Any]]) -> list[str]:
 
 
 def render_markdown(r: dict[str, Any]) -> str:
-    lines = [f"## {r['model']['name']} on {r['hardware']['name']}", ""]
+    lines = [f"## {_summary_lines(r)[0]}", ""]
     lines += [f"- {line}" for line in _summary_lines(r)[1:] + _memory_lines(r)]
     lines += [f"- warning: {w}" for w in r["warnings"]]
     lines += ["", "| | bound (spec) | expected |", "| --- | ---: | ---: |"]
