@@ -170,7 +170,7 @@ async def test_pin_baseline_shows_the_change():
         await pilot.press("plus", "plus", "plus", "plus", "plus", "plus")
         await pilot.pause()
         delta = str(app.query_one("#m-aggregate", Metric).query_one(".delta").render())
-        assert delta.startswith("vs baseline +")
+        assert delta.startswith("+") and delta.endswith("% vs base")
         assert app.baseline is not None and app.baseline.scenario.batching.batch_size == 1
 
 

@@ -36,7 +36,7 @@ from .headline import Headline, Metric, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .ops_table import OpsTable
-from .panes import BatchingPane, HardwarePane, ViewBody, WorkloadPane
+from .panes import FIELD_LABELS, BatchingPane, HardwarePane, ViewBody, WorkloadPane
 from .partial_paint import ClusteredScreen
 from .quiet_update import set_text
 from .scenario_form import FormError, ScenarioForm, build_scenario
@@ -44,6 +44,7 @@ from .scenario_io import form_from_file_values, form_to_file_values
 from .view_data import CHART_VIEWS, chart_args, history_for, live_points_log10
 
 NARROW_WIDTH = 100
+SHORT_HEIGHT = 36  # below this the History view scrolls its charts instead of squashing them
 LIVE_GPU_INDEX = 0  # the live point shows one device; with TP every rank runs the same kernels
 STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
@@ -64,16 +65,19 @@ class RooflineApp(App):
     BINDINGS = [
         Binding("plus,equals_sign", "scale_batch(2)", "batch x2", id="batch.double"),
         Binding("minus", "scale_batch(0.5)", "batch /2", id="batch.halve"),
-        Binding("right_square_bracket", "scale_prompt(2)", "context x2", id="context.double"),
-        Binding("left_square_bracket", "scale_prompt(0.5)", "context /2", id="context.halve"),
-        Binding("p", "pin_baseline", "pin baseline", id="baseline.pin"),
-        Binding("a", "toggle_achievable", "spec/achievable", id="ceilings.toggle"),
+        Binding("right_square_bracket", "scale_prompt(2)", "ctx x2", tooltip="double the prompt (context)",
+                id="context.double"),
+        Binding("left_square_bracket", "scale_prompt(0.5)", "ctx /2", tooltip="halve the prompt (context)",
+                id="context.halve"),
+        Binding("p", "pin_baseline", "baseline", tooltip="pin the scenario as a baseline", id="baseline.pin"),
+        Binding("a", "toggle_achievable", "ceilings", tooltip="spec or achievable ceilings", id="ceilings.toggle"),
         Binding("i", "toggle_inputs", "inputs", id="inputs.toggle"),
         Binding("x", "compare_remove", "remove from compare", show=False, id="compare.remove"),
-        Binding("g", "explain_gap", "bound vs expected", id="gap.explain"),
-        Binding("l", "toggle_live", "live GPU", id="live.toggle"),
+        Binding("g", "explain_gap", "gap", tooltip="bound vs expected, term by term", id="gap.explain"),
+        Binding("l", "toggle_live", "live", tooltip="live GPU counters on the roofline", id="live.toggle"),
         Binding("question_mark", "help", "keys", id="help"),
-        Binding("ctrl+s", "screenshot_svg", "screenshot", id="screenshot"),
+        Binding("ctrl+s", "screenshot_svg", "svg", tooltip="save an SVG screenshot here", id="screenshot"),
+        Binding("ctrl+p", "command_palette", "palette", id="palette"),
         Binding("q", "quit", "quit", id="quit"),
         Binding("escape", "back_to_slides", "back to slides", show=False, id="slides.back"),
         *[Binding(str(i + 1), f"show_view('{v}')", v, show=False, id=f"view.{v}") for i, v in enumerate(VIEWS)],
@@ -100,7 +104,8 @@ class RooflineApp(App):
         self.results: ExplorerResults | None = None
         self.baseline: ExplorerResults | None = None
         self.compare_ids: list[str] = [h for h in COMPARE_DEFAULT if h in self.catalog.hardware]
-        self.invalid_fields: dict[str, str] = {}
+        self.invalid_fields: dict[str, str] = {}  # field -> the status line's message, latest last
+        self._typed_invalid: set[str] = set()  # fields whose text is not an acceptable number
         self._ready_views: set[str] = set()  # lazily mounted views that are in the DOM
         self.live_trail = None  # gpu.live.Trail: the running workload's last points while live counters are on
 
@@ -109,6 +114,7 @@ class RooflineApp(App):
         yield Header()
         with Horizontal(id="body"):
             with VerticalScroll(id="inputs"):
+                yield Static(id="input-status")  # narrow terminals: field problems where the fields are
                 yield HardwarePane(self.catalog, self.form)
                 yield WorkloadPane(self.catalog, self.form)
                 yield BatchingPane(self.form)
@@ -143,10 +149,11 @@ class RooflineApp(App):
                         yield HistoryGrowthChart(id="history-growth")
                         yield HistoryRidgeChart(id="history-ridge")
                         yield Static(id="history-callout")
-        yield LeanFooter()
+        # compact, and the palette key among the others rather than docked over them at narrow widths
+        yield LeanFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self._apply_layout_class(self.size.width)
+        self._apply_layout_class(self.size.width, self.size.height)
         self.recompute()
         if self.detect_hardware:
             self.run_worker(self._detect_local_hardware, thread=True, group="detect", exit_on_error=False)
@@ -208,10 +215,11 @@ class RooflineApp(App):
             self._draw_view(view)
 
     def on_resize(self, event) -> None:
-        self._apply_layout_class(event.size.width)
+        self._apply_layout_class(event.size.width, event.size.height)
 
-    def _apply_layout_class(self, width: int) -> None:
+    def _apply_layout_class(self, width: int, height: int) -> None:
         self.screen.set_class(width < NARROW_WIDTH, "-narrow")
+        self.screen.set_class(height < SHORT_HEIGHT, "-short")
 
     # ---- state changes -------------------------------------------------------------------------
     def watch_form(self, _old: ScenarioForm, _new: ScenarioForm) -> None:
@@ -256,9 +264,9 @@ class RooflineApp(App):
         if isinstance(w, Select):
             if value is None and field in ("weights", "activations"):
                 value = "auto"
-            if value not in (v for _, v in w._options):  # a config.json path typed elsewhere
-                w.set_options([*((label, v) for label, v in w._options), (str(value), value)])
-            with w.prevent(Select.Changed):
+            with w.prevent(Select.Changed):  # set_options also announces a change (to the first option)
+                if value not in (v for _, v in w._options):  # a config.json path typed elsewhere
+                    w.set_options([*((label, v) for label, v in w._options), (str(value), value)])
                 w.value = value
         elif isinstance(w, Input):
             with w.prevent(Input.Changed):
@@ -272,15 +280,17 @@ class RooflineApp(App):
     def _input_changed(self, event: Input.Changed) -> None:
         field = event.input.id or ""
         if field == "config_path":
+            if not event.value.strip():
+                self._clear_invalid(field)
             return
         if field not in FIELD_LIMITS:
             return
         try:
             value = None if not event.value.strip() and field in OPTIONAL_FIELDS else parse_number(field, event.value)
         except ValueError as err:
-            self._mark_invalid(field, str(err))
+            self._mark_invalid(field, str(err), typed=True)
             return
-        event.input.remove_class("-invalid")
+        self._clear_invalid(field)
         if field == "shown_context":
             self.shown_context = value
             self.recompute()
@@ -291,9 +301,23 @@ class RooflineApp(App):
 
     @on(Input.Submitted, "#config_path")
     def _config_path_submitted(self, event: Input.Submitted) -> None:
+        """Load a local config.json (or a folder with one); a path that does not load says why, and the model
+        on screen stays."""
+        from roofline.presets.loader import resolve_model
+
         path = event.value.strip()
-        if path:
-            self.set_field("model_ref", path)
+        if not path:
+            return
+        try:
+            resolve_model(path)
+        except KeyError:
+            self._mark_invalid("config_path", f"no config.json at {path!r}")
+            return
+        except PresetFileError as err:
+            self._mark_invalid("config_path", str(err))
+            return
+        self._clear_invalid("config_path")
+        self.set_field("model_ref", path)
 
     @on(Select.Changed)
     def _select_changed(self, event: Select.Changed) -> None:
@@ -311,13 +335,46 @@ class RooflineApp(App):
         elif event.checkbox.id == "achievable":
             self.achievable = event.value
 
-    def _mark_invalid(self, field: str, message: str) -> None:
-        self.invalid_fields[field] = message
+    def _mark_invalid(self, field: str, message: str, *, typed: bool = False) -> None:
+        """Show a field as invalid with its message; the screen keeps the last good scenario.
+
+        ``typed``: the field's text is not an acceptable number (it stays invalid until its text changes); else
+        the model refused the value (a later good scenario clears it)."""
+        label = FIELD_LABELS.get(field, field.replace("_", " "))
+        if typed and field in FIELD_LIMITS:
+            good = self.shown_context if field == "shown_context" else getattr(self.form, field, None)
+            shown = "none" if good is None else f"{good:,}" if isinstance(good, int) else f"{good:,g}"
+            suffix = f"showing {label} {shown}, the last good value"
+        elif field == "config_path":
+            suffix = "the model shown is unchanged"
+        else:
+            suffix = "showing the last good scenario"
+        self.invalid_fields.pop(field, None)  # re-inserted: the latest problem is shown first
+        self.invalid_fields[field] = f"{label}: {message} ({suffix})"
+        if typed:
+            self._typed_invalid.add(field)
         widget = self._field_widget(field)
         if widget is not None:
             widget.add_class("-invalid")
-        status = f"{field.replace('_', ' ')}: {message} (showing the last good scenario)"
-        set_text(self._w("#status", Static), status)
+        self._show_status()
+
+    def _clear_invalid(self, field: str) -> None:
+        """The field is acceptable again: unmark it and show what else is still wrong, if anything."""
+        self._typed_invalid.discard(field)
+        widget = self._field_widget(field)
+        if widget is not None:
+            widget.remove_class("-invalid")
+        if self.invalid_fields.pop(field, None) is not None:
+            self._show_status()
+
+    def _show_status(self, text: str | None = None) -> None:
+        """The status line: ``text``, else the latest field problem (and how many more), else nothing."""
+        if text is None and self.invalid_fields:
+            latest = next(reversed(self.invalid_fields.values()))
+            more = len(self.invalid_fields) - 1
+            text = latest + (f"; {more} more field{'s' if more > 1 else ''} to fix" if more else "")
+        for selector in ("#status", "#input-status"):
+            set_text(self._w(selector, Static), text or "")
 
     # ---- computing and drawing -----------------------------------------------------------------
     def recompute(self) -> None:
@@ -332,15 +389,12 @@ class RooflineApp(App):
             self._mark_invalid(err.field, err.message)
             return
         except (ArithmeticError, ValueError) as err:  # a combination no check anticipated: keep the last good
-            set_text(self._w("#status", Static), f"could not compute this scenario ({err}); showing the last good one")
+            self._show_status(f"could not compute this scenario ({err}); showing the last good one")
             return
-        if self.invalid_fields:
-            for field in self.invalid_fields:
-                widget = self._field_widget(field)
-                if widget is not None:
-                    widget.remove_class("-invalid")
-            self.invalid_fields.clear()
-            set_text(self._w("#status", Static), "")
+        for field in [f for f in self.invalid_fields if f not in self._typed_invalid and f != "config_path"]:
+            self._clear_invalid(field)  # the model accepted the scenario: its complaints are settled
+        if not self.invalid_fields:
+            self._show_status()
         self.results = results
         self.redraw()
 
@@ -395,8 +449,7 @@ class RooflineApp(App):
         hw, m, c = r.scenario.hardware, r.scenario.model, r.spec
         set_text(self._w("#hardware-figures", Static),
             f"{si(hw.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
-            f"{gib(hw.memory_capacity_bytes)} ({hw.memory_capacity_unit} on the datasheet) | "
-            f"ridge {c.matmul_flops_per_s / hw.mem_bw_bytes_per_s:,.0f} FLOP/B")
+            f"{gib(hw.memory_capacity_bytes)} | ridge {c.matmul_flops_per_s / hw.mem_bw_bytes_per_s:,.0f} FLOP/B")
         a = m.attention
         moe = f" | {m.moe.num_experts} experts, top-{m.moe.top_k}" if m.moe else ""
         set_text(self._w("#model-summary", Static),
@@ -412,15 +465,16 @@ class RooflineApp(App):
         def delta(now: float, before: float | None, unit: str = "") -> str:
             if before is None or before == 0:
                 return ""
-            return f"vs baseline {100 * (now / before - 1):+.0f}%{unit}"
+            return f"{100 * (now / before - 1):+.0f}%{unit} vs base"
 
         d, bd = e.decode, (base.decode if base else None)
         per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
         self._w("#m-per-seq", Metric).show(per_seq, f"{per_seq:,.1f}",
                                                   delta(per_seq, bd and bd.tokens_per_s_per_seq))
-        self._w("#m-aggregate", Metric).show(total, f"{total:,.0f}", delta(total, bd and bd.tokens_per_s))
+        self._w("#m-aggregate", Metric).show(total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
+                                             delta(total, bd and bd.tokens_per_s))
         idle = d.phase.idle_core_pct
-        idle_delta = "" if bd is None else f"vs baseline {idle - bd.phase.idle_core_pct:+.1f} pt"
+        idle_delta = "" if bd is None else f"{idle - bd.phase.idle_core_pct:+.1f} pt vs base"
         self._w("#m-idle", Metric).show(idle, f"{idle:.1f}", idle_delta)
         self._w("#m-ttft", Metric).show(e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}",
                                                delta(e.ttft_s, base and base.ttft_s))
@@ -576,6 +630,7 @@ class RooflineApp(App):
             return
         from .gpu.live import Trail
 
+        self._w("#views", TabbedContent).active = "roofline"  # the live point is drawn on the roofline
         self.live_trail = Trail()
         status.add_class("-on")
         status.update(f"live: looking for counters on GPU {LIVE_GPU_INDEX} (dcgmi dmon, then NVML GPM)...")
@@ -634,12 +689,17 @@ class RooflineApp(App):
                                    "toggle_live"})
 
     def check_action(self, action: str, parameters: tuple) -> bool | None:
-        """While a slide is on screen the explorer's keys belong to the presenter."""
+        """While a slide is on screen the explorer's keys belong to the presenter; while a field has focus the
+        keys that type text are shown dimmed (escape leaves the field)."""
         from .present import PresentScreen
 
         if action in self._EXPLORER_ACTIONS and isinstance(self.screen, PresentScreen):
             return False
-        return not (action == "back_to_slides" and self.present_screen is None)
+        if action in self._TYPED_IN_FIELDS and isinstance(self.focused, Input):
+            return None
+        if action == "back_to_slides":
+            return self.present_screen is not None or isinstance(self.focused, Input | Select)
+        return True
 
     def open_explorer_from_slide(self, form: ScenarioForm) -> None:
         self._show_form(form)
@@ -647,8 +707,18 @@ class RooflineApp(App):
         self.notify("explorer on this slide's scenario; Esc returns to the slides")
 
     def action_back_to_slides(self) -> None:
+        """Escape: leave the field being typed in (its keys work again); in talk mode, back to the slides."""
+        if isinstance(self.focused, Input | Select):
+            self.set_focus(None)
+            return
         if self.present_screen is not None and self.screen is not self.present_screen:
             self.push_screen(self.present_screen)
+
+    # keys that type text while a field has focus: shown dimmed in the footer then (escape leaves the field)
+    _TYPED_IN_FIELDS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_achievable",
+                                  "toggle_inputs", "explain_gap", "toggle_live", "help", "quit", "show_view",
+                                  "compare_remove"})
+
 
     def action_help(self) -> None:
         from .dialogs import HelpScreen  # Markdown (markdown-it) only when asked for: start-up stays lean

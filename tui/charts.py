@@ -248,7 +248,7 @@ class RooflineChart(_Chart):
             plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
         peak_log = math.log10(max(spec.matmul_flops_per_s, int8_peak or 0.0))
         plt.vline(math.log10(ridge), color="gray")
-        plt.text(f"ridge {ridge:,.0f} FLOP/B", math.log10(ridge), peak_log + 0.15, color="red")
+        plt.text(f"ridge {ridge:,.0f} FLOP/B", math.log10(ridge), peak_log + 0.35, color="red")  # above the roof
         ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
         y_low = math.floor(min(min(ys_all), np.log10(spec.mem_bw_bytes_per_s) + x_low))
         plt.xlim(x_low, x_high)
@@ -270,19 +270,23 @@ class BatchSweepChart(_Chart):
         agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
         plt.plot(x.tolist(), agg.tolist(), label="aggregate tok/s", marker="o", color="green")
         plt.plot(x.tolist(), per_seq.tolist(), label="per-sequence tok/s", marker="x", color="cyan")
+        y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
+        span = y_high - y_low
+        # labels in the top and bottom margins of the plot, clear of the curves (which span min..max)
         if sweep.max_batch_that_fits >= 1:
             plt.vline(math.log2(sweep.max_batch_that_fits), color="red")
             plt.text(f"memory limit B={sweep.max_batch_that_fits:,}", math.log2(sweep.max_batch_that_fits),
-                     float(agg.max()), color="red")
+                     y_high + 0.04 * span, color="red")
         if sweep.compute_bound_batch is not None and sweep.compute_bound_batch <= sweep.batches[-1]:
             plt.vline(math.log2(sweep.compute_bound_batch), color="yellow")
             plt.text(f"compute-bound from B={sweep.compute_bound_batch:,}", math.log2(sweep.compute_bound_batch),
-                     float(per_seq.min()), color="yellow")
+                     y_low - 0.04 * span, color="yellow")
         plt.vline(math.log2(current_batch), color="gray")
-        y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
+        ticks = decade_ticks(y_low, y_high)
+        y_low, y_high = y_low - 0.08 * span, y_high + 0.08 * span
         plt.ylim(y_low, y_high)
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
-        plt.yticks(*decade_ticks(y_low, y_high))
+        plt.yticks(*ticks)
         plt.xlabel("batch")
         plt.ylabel("decode tok/s")
         crossover = ("never compute-bound" if sweep.compute_bound_batch is None

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Markdown
+from textual.widgets import Button, Input, Label, Markdown, Static
 
 HELP_MARKDOWN = """\
 # Keys
@@ -57,10 +57,10 @@ class GapScreen(ModalScreen[None]):
         self._lines = lines
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(classes="dialog"):
-            yield Label("\n".join(self._lines), id="gap-text")
-            yield Label("The roofline cannot see these: every term is a documented assumption of `expected` "
-                        "(README, 'What the numbers mean'). Esc closes.")
+        with VerticalScroll(classes="dialog"):  # Static, not Label: long source lines wrap instead of running off
+            yield Static("\n".join(self._lines), id="gap-text", markup=False)
+            yield Static("The roofline cannot see these: every term is a documented assumption of `expected` "
+                         "(README, 'What the numbers mean'). Esc closes.", markup=False)
 
 
 class PathScreen(ModalScreen[str | None]):

@@ -80,7 +80,7 @@ class Metric(Vertical):
 class Headline(Horizontal):
     def compose(self) -> ComposeResult:
         yield Metric("decode tok/s/seq", "m-per-seq")
-        yield Metric("decode tok/s total", "m-aggregate")
+        yield Metric("aggregate tok/s", "m-aggregate")
         yield Metric("idle cores %", "m-idle")
         yield Metric("TTFT ms", "m-ttft")
 

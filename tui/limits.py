@@ -25,6 +25,13 @@ FIELD_LIMITS: dict[str, tuple[float, float, bool]] = {
 MAX_INPUT_CHARS = 16
 
 
+def _number_text(value: float) -> str:
+    """1,048,576 rather than 1.04858e+06: whole numbers in full with thousands separators, others to 6 figures."""
+    if value == int(value) and abs(value) < 1e18:
+        return f"{int(value):,}"
+    return f"{value:,.6g}"
+
+
 def check_number(field: str, value: float) -> float | int:
     """The value if it is in range (as int for whole-number fields); ValueError saying why otherwise."""
     low, high, whole = FIELD_LIMITS[field]
@@ -33,7 +40,7 @@ def check_number(field: str, value: float) -> float | int:
     if whole and value != int(value):
         raise ValueError(f"must be a whole number, got {value!r}")
     if not low <= value <= high:
-        raise ValueError(f"must be between {low:,g} and {high:,g}, got {value:,g}")
+        raise ValueError(f"must be between {_number_text(low)} and {_number_text(high)}, got {_number_text(value)}")
     return int(value) if whole else float(value)
 
 

@@ -13,15 +13,47 @@ from roofline.presets.loader import PresetCatalog
 from .limits import MAX_INPUT_CHARS
 from .scenario_form import ScenarioForm
 
+# What each field is called on screen (and so in its error messages).
+FIELD_LABELS = {
+    "hardware_id": "hardware", "tp": "devices tp", "pp": "stages pp", "mem_bw_override_gb_per_s": "bandwidth GB/s",
+    "peak_override_tflops": "peak TFLOP/s", "capacity_override_gib": "capacity GiB",
+    "price_per_device_hour": "$ / device-hour", "model_ref": "model", "weights": "weights",
+    "activations": "activations", "kv": "KV cache", "config_path": "config.json", "batch": "batch",
+    "prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "flash_attention": "FlashAttention",
+    "kv_compression_ratio": "KV compression x", "shown_context": "show step at ctx",
+}
+
+
+class StateCheckbox(Checkbox):
+    """A checkbox whose box is empty when off: Textual's draws a dim X either way, which reads as ticked on some
+    themes and under NO_COLOR (where the colour that tells them apart is gone)."""
+
+    BUTTON_INNER = " "
+
+    def watch_value(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        super().watch_value()  # the -on class and the Changed message
+
+    def on_mount(self) -> None:
+        self.BUTTON_INNER = "X" if self.value else " "
+        self.refresh()
+
 
 def _field(label: str, widget) -> Horizontal:
     return Horizontal(Label(label, classes="field-label"), widget, classes="field")
 
 
+def _number_field(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True
+                  ) -> Horizontal:
+    return _field(FIELD_LABELS[field_id], _number_input(field_id, value, placeholder, integer))
+
+
 def _number_input(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True) -> Input:
     text = "" if value is None else (f"{value:g}" if not integer else str(value))
     # max_length also keeps Textual's number-pattern check (which backtracks) cheap
-    return Input(value=text, placeholder=placeholder, id=field_id, type="integer" if integer else "number",
+    # type "text": Textual's integer/number types drop the characters they refuse ("2.5" became 25, "1e12" 112),
+    # where parse_number says what is wrong with what was typed
+    return Input(value=text, placeholder=placeholder, id=field_id, type="text",
                  select_on_focus=True, compact=True, max_length=MAX_INPUT_CHARS)
 
 
@@ -35,13 +67,13 @@ class HardwarePane(Vertical):
         options = [(f"{h.name} ({h.year})", h.id) for h in
                    sorted(self._catalog.hardware.values(), key=lambda h: (h.vendor, -h.year, h.name))]
         yield Select(options, value=self._form.hardware_id, allow_blank=False, id="hardware_id", compact=True)
-        yield _field("devices tp", _number_input("tp", self._form.tp))
-        yield _field("stages pp", _number_input("pp", self._form.pp))
-        yield _field("bandwidth GB/s", _number_input("mem_bw_override_gb_per_s", None, "preset", integer=False))
-        yield _field("peak TFLOP/s", _number_input("peak_override_tflops", None, "preset", integer=False))
-        yield _field("capacity GiB", _number_input("capacity_override_gib", None, "preset", integer=False))
-        yield _field("$ / device-hour", _number_input("price_per_device_hour", None, "none", integer=False))
-        yield Checkbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
+        yield _number_field("tp", self._form.tp)
+        yield _number_field("pp", self._form.pp)
+        yield _number_field("mem_bw_override_gb_per_s", None, "preset", integer=False)
+        yield _number_field("peak_override_tflops", None, "preset", integer=False)
+        yield _number_field("capacity_override_gib", None, "preset", integer=False)
+        yield _number_field("price_per_device_hour", None, "none", integer=False)
+        yield StateCheckbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
         yield Static(id="hardware-figures", classes="figures")
 
 
@@ -76,12 +108,12 @@ class BatchingPane(Vertical):
 
     def compose(self) -> ComposeResult:
         f = self._form
-        yield _field("batch", _number_input("batch", f.batch))
-        yield _field("prompt tokens", _number_input("prompt_tokens", f.prompt_tokens))
-        yield _field("output tokens", _number_input("output_tokens", f.output_tokens))
-        yield Checkbox("FlashAttention (fused)", value=f.flash_attention, id="flash_attention", compact=True)
-        yield _field("KV compression x", _number_input("kv_compression_ratio", f.kv_compression_ratio, integer=False))
-        yield _field("show step at ctx", _number_input("shown_context", None, "mean of generation"))
+        yield _number_field("batch", f.batch)
+        yield _number_field("prompt_tokens", f.prompt_tokens)
+        yield _number_field("output_tokens", f.output_tokens)
+        yield StateCheckbox("FlashAttention (fused)", value=f.flash_attention, id="flash_attention", compact=True)
+        yield _number_field("kv_compression_ratio", f.kv_compression_ratio, integer=False)
+        yield _number_field("shown_context", None, "mean of generation")
 
 
 class ViewBody(Vertical):

@@ -1,0 +1,94 @@
+"""Typing in the explorer's fields: what is refused says why in the field's own words, and goes away when fixed."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static, TabbedContent
+
+from roofline.presets import load_catalog
+from roofline.tui.app import RooflineApp
+from roofline.tui.scenario_form import ScenarioForm
+
+CATALOG = load_catalog()
+
+
+def _status(app: RooflineApp) -> str:
+    return str(app.query_one("#status", Static).render())
+
+
+async def _type(app: RooflineApp, pilot, field: str, text: str) -> None:
+    box = app.query_one(f"#{field}", Input)
+    box.focus()
+    box.value = text
+    await pilot.pause()
+
+
+async def test_a_fraction_in_a_whole_number_field_is_refused_not_rewritten():
+    app = RooflineApp(ScenarioForm(batch=8), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _type(app, pilot, "batch", "2.5")
+        assert app.query_one("#batch", Input).value == "2.5"  # kept as typed (an integer Input made it 25)
+        assert app.form.batch == 8
+        assert _status(app) == "batch: must be a whole number, got 2.5 (showing batch 8, the last good value)"
+        await _type(app, pilot, "batch", "1e12")
+        assert _status(app).startswith("batch: must be between 1 and 1,048,576, got 1,000,000,000,000")
+        await _type(app, pilot, "batch", "16")
+        assert app.form.batch == 16 and _status(app) == ""
+        assert not app.query_one("#batch", Input).has_class("-invalid")
+
+
+async def test_errors_use_the_label_on_screen():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _type(app, pilot, "mem_bw_override_gb_per_s", "fast")
+        assert _status(app).startswith("bandwidth GB/s: 'fast' is not a number (showing bandwidth GB/s none")
+
+
+async def test_clearing_a_refused_optional_field_clears_its_message():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _type(app, pilot, "price_per_device_hour", "-1")
+        assert _status(app).startswith("$ / device-hour: must be between")
+        await _type(app, pilot, "price_per_device_hour", "")
+        assert _status(app) == ""
+        assert not app.query_one("#price_per_device_hour", Input).has_class("-invalid")
+
+
+async def test_two_problems_show_the_latest_and_count_the_rest():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await _type(app, pilot, "batch", "x")
+        await _type(app, pilot, "prompt_tokens", "0")
+        assert _status(app).startswith("prompt tokens: must be between 1 and 10,000,000, got 0")
+        assert _status(app).endswith("; 1 more field to fix")
+        await _type(app, pilot, "prompt_tokens", "512")
+        assert _status(app).startswith("batch: 'x' is not a number")
+
+
+async def test_escape_leaves_a_field_and_the_keys_work_again():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.query_one("#prompt_tokens", Input).focus()
+        await pilot.pause()
+        await pilot.press("escape")
+        assert not isinstance(app.focused, Input)
+        await pilot.press("plus")
+        assert app.form.batch == 2
+
+
+async def test_narrow_terminals_show_field_problems_beside_the_fields():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("i")  # the inputs, in place of the results
+        await _type(app, pilot, "batch", "0")
+        note = app.query_one("#input-status", Static)
+        assert note.display and str(note.render()).startswith("batch: must be between 1 and")
+
+
+async def test_live_from_another_view_goes_to_the_roofline():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("2", "l")
+        await pilot.pause()
+        assert app.query_one("#views", TabbedContent).active == "roofline"
+        await pilot.press("l")
+        await app.workers.wait_for_complete()
