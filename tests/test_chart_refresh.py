@@ -65,3 +65,30 @@ async def test_gguf_weights_draw_the_int8_roof_their_gemms_can_reach():
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         assert "int8 roof" not in app.query_one(RooflineChart).render().plain
+
+
+async def test_light_themes_draw_named_colours_dark_enough_to_read():
+    """WCAG contrast of each light-theme shade against white is at least 4.5:1 (yellow on a light canvas was
+    about 2.3:1); the chart's markers use them on light themes and plotext's own colours on dark ones."""
+    from roofline.tui.app import RooflineApp
+    from roofline.tui.charts import LIGHT_THEME_COLOURS, RooflineChart
+    from roofline.tui.scenario_form import ScenarioForm
+
+    def luminance(rgb):
+        def channel(c):
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = (channel(v) for v in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    for rgb in LIGHT_THEME_COLOURS.values():
+        assert (1.05) / (luminance(rgb) + 0.05) >= 4.5, rgb
+
+    app = RooflineApp(ScenarioForm())
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.theme = "textual-light"
+        await pilot.pause(0.3)
+        chart = app.query_one(RooflineChart)
+        step_colours = {seg.style.color.triplet for row in chart._current_rows() for seg in row
+                        if "@" in seg.text and seg.style.color is not None and seg.style.color.triplet}
+        assert (0, 115, 0) in {tuple(c) for c in step_colours}  # the decode step's green, darkened
