@@ -45,6 +45,10 @@ from .view_data import CHART_VIEWS, chart_args, history_for, live_points_log10
 
 NARROW_WIDTH = 100
 SHORT_HEIGHT = 36  # below this the History view scrolls its charts instead of squashing them
+# what an empty optional field stands for, as the status line says it ("showing peak TFLOP/s from the preset")
+_UNSET_TEXT = {"mem_bw_override_gb_per_s": "from the preset", "peak_override_tflops": "from the preset",
+               "capacity_override_gib": "from the preset", "price_per_device_hour": "none",
+               "shown_context": "at the mean of the generation"}
 LIVE_GPU_INDEX = 0  # the live point shows one device; with TP every rank runs the same kernels
 STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
@@ -343,7 +347,8 @@ class RooflineApp(App):
         label = FIELD_LABELS.get(field, field.replace("_", " "))
         if typed and field in FIELD_LIMITS:
             good = self.shown_context if field == "shown_context" else getattr(self.form, field, None)
-            shown = "none" if good is None else f"{good:,}" if isinstance(good, int) else f"{good:,g}"
+            shown = (_UNSET_TEXT.get(field, "none") if good is None
+                     else f"{good:,}" if isinstance(good, int) else f"{good:,g}")
             suffix = f"showing {label} {shown}, the last good value"
         elif field == "config_path":
             suffix = "the model shown is unchanged"
