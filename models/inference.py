@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .dtypes import GGUF_INTEGER_FORMATS
 from .estimate import Ceilings, PassTotals, ceilings, compute_and_memory_s, pass_totals, time_op
 from .ops import Number, build_ops
 from .scenario import Scenario
@@ -117,8 +116,7 @@ def prefill_totals(scenario: Scenario, c: Ceilings, *, batch: Number | None = No
 def _idle_reference_flops_per_s(scenario: Scenario, c: Ceilings) -> float:
     """The peak idle-core % is measured against: the spec GEMM peak, or, for GGUF weights under ``bound``, the int8
     peak their GEMMs may run at (so such a step shows 0 % idle at most, never below)."""
-    p = scenario.precisions
-    gguf = {p.weights, p.expert_weights_or_weights} & GGUF_INTEGER_FORMATS
+    gguf = scenario.precisions.gguf_weight_formats
     return c.integer_gemm_flops_per_s if gguf and c.integer_gemm_flops_per_s else c.spec_matmul_flops_per_s
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .dtypes import GGUF_INTEGER_FORMATS
 from .estimate import ESTIMATES, ceilings, expected_assumptions, time_op
 from .gap import decode_gap
 from .inference import Estimate, compute_bound_batch, decode_contexts, estimate, mean_decode_context
@@ -124,7 +123,7 @@ def warnings_for(scenario: Scenario) -> list[str]:
     if m.max_position_embeddings and final_context > m.max_position_embeddings:
         notes.append(f"context {final_context} exceeds the model's max_position_embeddings "
                      f"{m.max_position_embeddings}")
-    gguf = {scenario.precisions.weights, scenario.precisions.expert_weights_or_weights} & GGUF_INTEGER_FORMATS
+    gguf = scenario.precisions.gguf_weight_formats
     int8_peak = scenario.hardware.dense_peak_flops_per_s.get("int8")
     if gguf and ceilings(scenario.hardware, scenario.precisions.compute_dtype, "bound").integer_gemm_flops_per_s:
         notes.append(f"{'/'.join(sorted(gguf))} GEMMs: bound at the int8 peak ({int8_peak / 1e12:,.0f} TOPS; "

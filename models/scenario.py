@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .architecture import ModelArchitecture
 from .dtypes import (
+    GGUF_INTEGER_FORMATS,
     activation_bytes_per_element,
     kv_bytes_per_element,
     matmul_compute_dtype,
@@ -38,6 +39,11 @@ class Precisions:
     @property
     def expert_weights_or_weights(self) -> str:
         return self.expert_weights or self.weights
+
+    @property
+    def gguf_weight_formats(self) -> set[str]:
+        """The GGUF integer formats among the weights (experts included): their GEMMs may run at the int8 peak."""
+        return {self.weights, self.expert_weights_or_weights} & GGUF_INTEGER_FORMATS
 
 
 def released_precisions(model: ModelArchitecture, *, weights: str | None = None, activations: str | None = None,
