@@ -720,9 +720,7 @@ class RooflineApp(App):
             self.push_screen(self.present_screen)
 
     # keys that type text while a field has focus: shown dimmed in the footer then (escape leaves the field)
-    _TYPED_IN_FIELDS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_achievable",
-                                  "toggle_inputs", "explain_gap", "toggle_live", "help", "quit", "show_view",
-                                  "compare_remove"})
+    _TYPED_IN_FIELDS = (_EXPLORER_ACTIONS - {"back_to_slides"}) | {"quit"}
 
 
     def action_help(self) -> None:

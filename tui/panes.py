@@ -39,13 +39,14 @@ class StateCheckbox(Checkbox):
         self.refresh()
 
 
-def _field(label: str, widget) -> Horizontal:
-    return Horizontal(Label(label, classes="field-label"), widget, classes="field")
+def _field(widget) -> Horizontal:
+    """A row: the field's label (FIELD_LABELS, by the widget's id), then the widget."""
+    return Horizontal(Label(FIELD_LABELS[widget.id], classes="field-label"), widget, classes="field")
 
 
 def _number_field(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True
                   ) -> Horizontal:
-    return _field(FIELD_LABELS[field_id], _number_input(field_id, value, placeholder, integer))
+    return _field(_number_input(field_id, value, placeholder, integer))
 
 
 def _number_input(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True) -> Input:
@@ -89,14 +90,14 @@ class WorkloadPane(Vertical):
             options.append((self._form.model_ref, self._form.model_ref))
         yield Select(options, value=self._form.model_ref, allow_blank=False, id="model_ref", compact=True)
         weights = [("released format", "auto")] + [(d, d) for d in WEIGHT_BITS_PER_ELEMENT]
-        yield _field("weights", Select(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
+        yield _field(Select(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
                                        compact=True))
         activations = [("released format", "auto")] + [(d, d) for d in ACTIVATION_BITS_PER_ELEMENT]
-        yield _field("activations", Select(activations, value=self._form.activations or "auto",
+        yield _field(Select(activations, value=self._form.activations or "auto",
                                            allow_blank=False, id="activations", compact=True))
-        yield _field("KV cache", Select([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
+        yield _field(Select([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
                                         id="kv", compact=True))
-        yield _field("config.json", Input(placeholder="path to a local config.json", id="config_path", compact=True))
+        yield _field(Input(placeholder="path to a local config.json", id="config_path", compact=True))
         yield Static(id="model-summary", classes="figures")
 
 
