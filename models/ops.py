@@ -418,9 +418,10 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     prompt = scenario.batching.prompt_tokens if prompt is None else prompt
     tokens = batch if phase == "decode" else batch * prompt
     H = s.hidden
+    b_r = residual_bytes_per_element(s)  # the 16-bit stream: embedding output, pipeline sends, gathered logits
     ops: list[Op] = [Op(phase=phase, name="embedding", kind="embedding", count=1, flops=0.0,
                         weight_bytes=tokens * H * s.b_w / s.tp,
-                        activation_bytes=tokens * H * residual_bytes_per_element(s))]
+                        activation_bytes=tokens * H * b_r)]
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (embedding)", 1, tokens, s))
     layer_ops: list[Op] = []
@@ -430,12 +431,12 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     pp = scenario.parallelism.pp
     if pp > 1:
         ops.append(Op(phase=phase, name="pipeline send", kind="collective", count=pp - 1, flops=0.0,
-                      comm_bytes=tokens * H * residual_bytes_per_element(s)))
+                      comm_bytes=tokens * H * b_r))
     ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H, feeds_gemm=True))
     # logits only for the last position of each sequence, also in prefill
     ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))
     if s.tp > 1:  # the vocabulary-parallel logits are gathered: each device sends its (tp-1)/tp share
         ops.append(Op(phase=phase, name="all-gather (logits)", kind="collective", count=1, flops=0.0,
-                      comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * residual_bytes_per_element(s),
-                      dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", residual_bytes_per_element(s)))))
+                      comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * b_r,
+                      dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", b_r))))
     return ops

@@ -23,7 +23,7 @@ def explain_op(op: Op, c: Ceilings) -> str:
             f"weights = K x N x b_w = {_n(d['K'])} x {_n(d['N'])} x {_n(d['b_w'])} B"
             f" = {si(float(op.weight_bytes), 'B')}",
             f"activations = T x (K x b_a + N x b_out) = {_n(d['T'])} x ({_n(d['K'])} x {_n(d['b_a'])} + "
-            f"{_n(d['N'])} x {_n(d.get('b_out', d['b_a']))}) B = {si(float(op.activation_bytes), 'B')}",
+            f"{_n(d['N'])} x {_n(d['b_out'])}) B = {si(float(op.activation_bytes), 'B')}",
         ]
     elif op.kind == "elementwise" and "elements" in d:
         lines += [
