@@ -485,7 +485,7 @@ class RooflineApp(App):
                                                delta(e.ttft_s, base and base.ttft_s))
         label = "achievable (expected)" if self.achievable else "spec (bound)"
         other_label = "spec bound" if self.achievable else "expected"
-        crossover = r.batch_sweep(self.achievable).compute_bound_batch
+        crossover = r.compute_bound_batch(self.achievable)
         turn = "never turns compute-bound" if crossover is None else f"turns compute-bound at batch {crossover:,}"
         set_text(self._w("#verdict", Verdict),
                  f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from roofline.models.estimate import Ceilings, ceilings
-from roofline.models.inference import Estimate, estimate, mean_decode_context
+from roofline.models.inference import Estimate, compute_bound_batch, estimate, mean_decode_context
 from roofline.models.memory import MemoryFootprint, memory_footprint
 from roofline.models.ops import Op, build_ops
 from roofline.models.scenario import Scenario
@@ -37,6 +37,16 @@ class ExplorerResults:
             limit = max(self.memory.max_batch, self.scenario.batching.batch_size, 64) * 2
             self._sweeps[key] = batch_sweep(self.scenario, powers_of_two(min(limit, 1 << 16)),
                                             "expected" if achievable else "bound")
+        return self._sweeps[key]
+
+    def compute_bound_batch(self, achievable: bool) -> int | None:
+        """The batch from which decode is compute-bound (the batch sweep's, without sweeping when it is not shown)."""
+        sweep = self._sweeps.get(("batch", achievable))
+        if sweep is not None:
+            return sweep.compute_bound_batch
+        key = ("crossover", achievable)
+        if key not in self._sweeps:
+            self._sweeps[key] = compute_bound_batch(self.scenario, estimate_name="expected" if achievable else "bound")
         return self._sweeps[key]
 
     def context_sweep(self, achievable: bool) -> ContextSweep:

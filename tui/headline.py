@@ -68,13 +68,14 @@ class Metric(Vertical):
         yield Static("", classes="delta")
 
     def show(self, value: float, text: str, delta: str = "") -> None:
-        if not self.is_mounted or not self.children:  # a late message while the app shuts down
+        if not self.is_mounted or len(self.children) < 4:  # a late message while the app shuts down
             return
-        self.query_one(SteadyDigits).update(_short(value))
-        set_text(self.query_one(".value-text", Static), text)
-        label = self.query_one(".delta", Static)
+        _, digits, value_text, label = self.children  # as composed (queries walk the DOM on every keystroke)
+        digits.update(_short(value))
+        set_text(value_text, text)
         set_text(label, delta)
-        label.display = bool(delta)
+        if label.display != bool(delta):
+            label.display = bool(delta)
 
 
 class Headline(Horizontal):

@@ -11,7 +11,7 @@ tall as the screen renders one row for a one-row change.
 What reaches the terminal is the same, byte for byte (tests/test_partial_paint.py compares every update of a
 session with Textual's): the spans written are those of the changed regions, and every chop (the piece of a line
 between two widget edges) that a span touches is taken from a piece that it overlaps, where the widget on top of
-it is rendered. This leans on Textual's private compositor API (``_dirty_regions``, ``cuts``, ``_render_chops``,
+it is rendered. This leans on Textual's private compositor API (``_dirty_regions``, ``cuts``, ``_regions_to_spans``,
 ``_get_renders``; textual is pinned below 9); if that API has moved, the subclass falls back to Textual's own
 partial update.
 """
@@ -63,9 +63,7 @@ class ClusteredCompositor(Compositor):
             return None
         cuts = self.cuts
         chops: list[dict] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
-        rendered = []
-        for piece in self._pieces(update_regions, screen_region):
-            rendered.append((piece, self._render_chops(piece, lambda _y: True)))
+        rendered = [(piece, self._render_piece_chops(piece)) for piece in self._pieces(update_regions, screen_region)]
         # A chop is taken from a piece it overlaps. Textual also writes the (empty) chop that starts where a span
         # ends, so such a chop is taken from a piece it touches, once no piece overlapping it has supplied it.
         for touching in (False, True):
@@ -101,24 +99,74 @@ class ClusteredCompositor(Compositor):
                 previous = y
         return pieces
 
+    def _render_piece_chops(self, piece: Region) -> dict[int, dict[int, object]]:
+        """Textual's ``_render_chops`` for the rows of one piece only (it starts an empty chop table for every
+        line of the screen, for every piece): row -> {cut: strip}, front to back, the first strip for a cut wins."""
+        cuts = self.cuts
+        chops = {y: dict.fromkeys(cuts[y][:-1]) for y in piece.line_range}
+        for region, clip, strips in self._get_renders(piece):
+            render_region = region.intersection(clip)
+            render_x = render_region.x
+            first_cut, last_cut = render_region.column_span
+            for y, strip in zip(render_region.line_range, strips, strict=False):
+                line = chops.get(y)
+                if line is None:
+                    continue
+                final_cuts = [cut for cut in cuts[y] if last_cut >= cut >= first_cut]
+                for cut, part in zip(final_cuts, strip.divide([cut - render_x for cut in final_cuts[1:]]),
+                                     strict=False):
+                    if line.get(cut) is None:
+                        line[cut] = part
+        return chops
+
     def _get_renders(self, crop: Region | None = None):
         """As Textual's, but each widget renders only the rows inside ``crop``: a container as tall as the screen
-        would otherwise render all its (cached) rows for a one-row change."""
+        would otherwise render all its (cached) rows for a one-row change.
+
+        Widgets come front to back and the first strip to fill a chop wins, so a widget whose rows in ``crop``
+        are already covered by widgets in front of it would render for nothing: it is skipped (a container under
+        its children, a tab pane under its chart). Only the columns whose chops the piece supplies count (those
+        it spans and the chop starting at its right edge; chops never straddle a widget's edge, so a widget
+        covering a column covers that column's whole chop), and so does the column just right of the widget,
+        where it may leave an empty chop: what reaches the terminal is unchanged.
+        """
         if crop is None:
             yield from super()._get_renders(crop)
             return
-        top, bottom = crop.y, crop.bottom
-        overlaps = crop.overlaps
+        top, bottom, left, right = crop.y, crop.bottom, crop.x, crop.right
+        screen_width = self.size.width
+        covered: dict[int, list[tuple[int, int]]] = {}  # row -> disjoint sorted [start, end) column spans
         for widget, (region, clip) in list(self.visible_widgets.items()):
-            if not overlaps(clip):
-                continue
             x, y, width, height = region.intersection(clip)
             first, last = max(y, top), min(y + height, bottom)
-            if not width or last <= first:
+            if not width or last <= first or x + width <= left or x > right:
+                continue  # no chop of it can be taken for this piece (those touching its right edge included)
+            # the columns whose chops this piece takes: [left, right], the chop starting at its right edge included
+            need_start, need_end = max(x, left), min(x + width + 1, right + 1, screen_width)
+            rows = range(first, last)
+            if all(_covered(covered.get(row, ()), need_start, need_end) for row in rows):
                 continue
+            for row in rows:
+                covered[row] = _add_span(covered.get(row, []), x, x + width)
             visible = Region(x, first, width, last - first)
             yield visible, visible, widget.render_lines(
                 Region(x - region.x, first - region.y, width, last - first))
+
+
+def _covered(spans, start: int, end: int) -> bool:
+    """Whether disjoint sorted [start, end) spans cover [start, end) whole (touching spans are merged on insert)."""
+    return any(s <= start and end <= e for s, e in spans)
+
+
+def _add_span(spans: list[tuple[int, int]], start: int, end: int) -> list[tuple[int, int]]:
+    """``spans`` with [start, end) added, overlapping or touching spans merged (kept sorted)."""
+    merged: list[tuple[int, int]] = []
+    for s, e in sorted((*spans, (start, end))):
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged
 
 
 class ClusteredScreen(Screen):
