@@ -25,7 +25,10 @@ from roofline.models.estimate import Ceilings, time_op
 from roofline.models.ops import Op
 from roofline.models.sweeps import BatchSweep, ContextSweep
 
+from . import plotext_speedups
 from .formatting import si
+
+plotext_speedups.install()  # a rebuild per keystroke: plotext's slowest helpers swapped for equal, faster ones
 
 _DECADE_LABELS = {-3: "1m", -2: "10m", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k",
                   6: "1M", 7: "10M", 8: "100M", 9: "1G", 10: "10G", 11: "100G", 12: "1T", 13: "10T",
@@ -206,18 +209,30 @@ class _Chart(PlotextPlot):
     def render(self):
         return rows_to_text(self._current_rows())
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's, with the rows and the width looked up once for all the lines it asks ``render_line`` for."""
+        self._painting = (self._current_rows(), self.size.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._painting = None
+
+    _painting: tuple[list[ChartRow], int] | None = None
+
     def render_line(self, y: int) -> Strip:
         """One row as a Strip, converted once per change (the line API: a paint of a few changed
         rows does not turn the whole figure into Textual content again)."""
-        rows = self._current_rows()
-        width = self.size.width
+        rows, width = self._painting or (self._current_rows(), self.size.width)
         if not 0 <= y < len(rows):
             return Strip.blank(width, self.rich_style)
         strip = self._strips.get(y)
         if strip is None:
             if not self._strips:  # the whole figure is new (first paint, resize, theme): look the style up again
                 self._strip_style = self.rich_style  # per row it would cost more than the row itself
-            strip = self._strips[y] = Strip(rows[y]).crop_extend(0, width, self._strip_style)
+            strip = Strip(rows[y])
+            if strip.cell_length != width:
+                strip = strip.crop_extend(0, width, self._strip_style)
+            self._strips[y] = strip
         return strip
 
     def draw(self, *args) -> None:  # pragma: no cover - overridden

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.geometry import Region
 from textual.renderables.digits import Digits as DigitsRenderable
 from textual.strip import Strip
 from textual.widgets import Digits, Label, Static
@@ -40,11 +41,21 @@ class SteadyDigits(Digits):
             self._value = value
             self.refresh()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's, with the width looked up once for the rows it asks ``render_line`` for."""
+        self._paint_width = self.size.width
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_width = None
+
+    _paint_width: int | None = None
+
     def render_line(self, y: int) -> Strip:
         """One of the three rows, built once per value (the line API: Textual's generic path renders the glyphs
         through Rich's Align on every repaint). The style is looked up on the first row only: it costs more than
         the glyphs, and a theme change repaints from the first row."""
-        width = self.size.width
+        width = self._paint_width if self._paint_width is not None else self.size.width
         cached = self._lines
         if y == 0 or cached is None or cached[0][:2] != (self._value, width):
             style = self.rich_style

@@ -1,0 +1,128 @@
+"""The plotext drop-ins return exactly what plotext's own helpers return, and the charts built with them match."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from plotext import _matrix, _utility
+
+from roofline.tui import plotext_speedups
+from roofline.tui.app import RooflineApp
+from roofline.tui.charts import _Chart
+from roofline.tui.scenario_form import ScenarioForm
+
+
+@pytest.fixture(autouse=True)
+def _installed():
+    assert plotext_speedups.install()
+    yield
+    plotext_speedups.install()
+
+
+def _originals():
+    return dict(plotext_speedups._ORIGINALS)
+
+
+def _matrix_with(set_matrices, cols, rows, canvas, colours):
+    m = _matrix.matrix_class()
+    m.set_size(cols, rows)
+    m.set_canvas_area(*canvas)
+    m.set_axes_color(colours[0])
+    m.set_canvas_color(colours[1])
+    set_matrices(m)
+    return m
+
+
+canvas_areas = st.tuples(*(st.integers(-5, 60) for _ in range(4)))
+
+
+@given(st.integers(0, 50), st.integers(0, 30), canvas_areas)
+def test_set_matrices_fills_the_same_cells(cols, rows, canvas):
+    colours = ("black", (10, 20, 30))
+    ours = _matrix_with(plotext_speedups._set_matrices, cols, rows, canvas, colours)
+    theirs = _matrix_with(_originals()["set_matrices"], cols, rows, canvas, colours)
+    for layer in ("marker", "fullground", "background", "style"):
+        assert getattr(ours, layer) == getattr(theirs, layer), layer
+    for layer in (ours.marker, ours.fullground, ours.background, ours.style):  # rows are separate lists, as plotext's
+        assert len({id(row) for row in layer}) == rows
+
+
+inserts = st.lists(st.tuples(st.integers(-3, 25), st.integers(-3, 15), st.sampled_from("ab@"),
+                             st.sampled_from([None, "red", 7]), st.sampled_from([None, "bold"]),
+                             st.sampled_from([None, "blue"]), st.booleans()), max_size=40)
+
+
+@given(canvas_areas, inserts)
+def test_insert_element_writes_the_same_cells(canvas, ops):
+    ours = _matrix_with(plotext_speedups._set_matrices, 20, 12, canvas, ("black", "white"))
+    theirs = _matrix_with(plotext_speedups._set_matrices, 20, 12, canvas, ("black", "white"))
+    for col, row, marker, fg, style, bg, check in ops:
+        plotext_speedups._insert_element(ours, col, row, marker, fg, style, bg, check)
+        _originals()["insert_element"](theirs, col, row, marker, fg, style, bg, check)
+    for layer in ("marker", "fullground", "background", "style"):
+        assert getattr(ours, layer) == getattr(theirs, layer), layer
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-5, 8)), min_size=1, max_size=60))
+def test_fill_boundaries_match(points):
+    x, y = [p[0] for p in points], [p[1] for p in points]
+    assert plotext_speedups._get_fill_boundaries(x, y) == _originals()["get_fill_boundaries"](x, y)
+
+
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-5, 8), st.sampled_from("ox"), st.sampled_from("rg")),
+                min_size=1, max_size=60), st.one_of(st.integers(-3, 5), st.just("internal")))
+def test_fill_data_matches(points, level):
+    x, y, markers, colours = ([p[i] for p in points] for i in range(4))
+    ours = plotext_speedups._fill_data(list(x), list(y), level, list(markers), list(colours))
+    assert ours == _originals()["fill_data"](list(x), list(y), level, list(markers), list(colours))
+
+
+def test_fill_boundaries_of_nothing_fail_as_plotexts_do():
+    with pytest.raises(ValueError):
+        plotext_speedups._get_fill_boundaries([], [])
+
+
+@given(st.lists(st.tuples(st.integers(0, 40), st.integers(0, 40)), min_size=1, max_size=80))
+def test_hd_group_is_plotexts_and_its_results_are_not_shared(points):
+    x, y = [p[0] for p in points], [p[1] for p in points]
+    xf, yf = [2] * len(x), [4] * len(x)
+    expected = _originals()["hd_group"](x, y, xf, yf)
+    first = plotext_speedups._hd_group(x, y, xf, yf)
+    first[0].append("mutated")  # a caller changing what it got back must not change the next answer
+    assert plotext_speedups._hd_group(x, y, xf, yf) == expected
+    assert first[1:] == expected[1:]
+
+
+def test_uninstall_restores_plotexts_own():
+    plotext_speedups.uninstall()
+    assert _utility.hd_group is not plotext_speedups._hd_group
+    assert _matrix.matrix_class.set_matrices is not plotext_speedups._set_matrices
+    assert plotext_speedups.install()
+    assert _utility.hd_group is plotext_speedups._hd_group
+
+
+async def test_every_chart_builds_the_same_with_and_without_them():
+    """Each view's chart over a few scenarios (batch up and down, context, a pinned baseline, fp8 KV)."""
+    app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16))
+    compared = 0
+    async with app.run_test(size=(160, 50)) as pilot:
+        for view in ("1", "2", "3", "4", "7"):
+            await pilot.press(view)
+            await pilot.pause()
+            for keys in ("+", "+ +", "]", "p -", "-"):
+                await pilot.press(*keys.split())
+                await pilot.pause()
+                for chart in app.query(_Chart):
+                    if not chart.display or not chart.size.width or chart._last is None:
+                        continue
+                    width, height = chart.size
+                    fast = chart._build_rows(width, height)
+                    plotext_speedups.uninstall()
+                    try:
+                        slow = chart._build_rows(width, height)
+                    finally:
+                        plotext_speedups.install()
+                    assert fast == slow, (view, keys, type(chart).__name__)
+                    compared += 1
+    assert compared >= 25

@@ -1,0 +1,137 @@
+"""Faster drop-ins for a few of plotext 5's internals, equal in what they return.
+
+A keystroke rebuilds the visible chart, and plotext (pure Python) spends most of a build in a few helpers:
+filling the cell matrix's background cell by cell, inserting each cell through four method calls, finding a
+bar's fill boundaries in quadratic time, and regrouping the roof lines' braille dots although the roof did not
+move. ``install()`` swaps in versions that return the same values:
+
+- ``matrix_class.set_matrices``: the background row by row (canvas colour inside the canvas columns and rows,
+  the axes colour outside), not a lambda per cell;
+- ``matrix_class.insert_element``: the same tests and writes, inline;
+- ``_utility.get_fill_boundaries``: per point, the lowest y among points with the same x that lie below it
+  (its own y when none does), from one pass that keeps each x's lowest y;
+- ``_utility.fill_data``: the same fill, with the points already filled kept in a set, not a list;
+- ``_utility.hd_group``: remembered for the last few inputs (a pure function of them; copies are returned).
+
+tests/test_plotext_speedups.py checks each against plotext's own on generated inputs and every chart of the
+explorer built both ways. Only plotext 5.x is patched (the version textual-plotext needs); anything else is left
+alone.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from importlib import metadata
+
+_ORIGINALS: dict[str, object] = {}
+_HD_GROUP_CACHE_SIZE = 32
+
+
+def _set_matrices(self) -> None:
+    from plotext import _utility as ut
+
+    cols, rows = self.cols, self.rows
+    self.marker = [[ut.space] * cols for _ in range(rows)]
+    self.fullground = [[ut.no_color] * cols for _ in range(rows)]
+    canvas_cols, canvas_rows = self.Cols_canvas, self.Rows_canvas
+    start = min(max(canvas_cols.start, 0), cols) if canvas_cols else 0
+    stop = min(max(canvas_cols.stop, start), cols) if canvas_cols else 0
+    outside = [self.axes_color] * cols
+    inside = [self.axes_color] * start + [self.canvas_color] * (stop - start) + [self.axes_color] * (cols - stop)
+    self.background = [list(inside) if row in canvas_rows else list(outside) for row in range(rows)]
+    self.style = [[ut.no_color] * cols for _ in range(rows)]
+
+
+def _insert_element(self, col, row, marker, fullground=None, style=None, background=None, check_canvas=False):
+    if col in self.Cols and row in self.Rows and (
+            check_canvas is False or (col in self.Cols_canvas and row in self.Rows_canvas)):
+        self.marker[row][col] = marker
+        if fullground is not None:
+            self.fullground[row][col] = fullground
+        if background is not None:
+            self.background[row][col] = background
+        if style is not None:
+            self.style[row][col] = style
+
+
+def _get_fill_boundaries(x, y):
+    if not x or any(xi != xi for xi in x):  # empty (plotext's raises) or NaN (never equal, not even to itself)
+        return _ORIGINALS["get_fill_boundaries"](x, y)
+    points = [(x[i], y[i]) for i in range(len(x))]  # by index, as plotext's (a shorter y fails the same way)
+    lowest: dict = {}
+    for xi, yi in points:
+        known = lowest.get(xi)
+        if known is None or yi < known:
+            lowest[xi] = yi
+    return [lowest[xi] if lowest[xi] < yi else yi for xi, yi in points]
+
+
+def _fill_data(x, y, y0, *other):
+    from plotext import _utility as ut
+
+    if not x or any(v != v for v in (*x, *y)):  # empty or NaN: plotext's own (see _get_fill_boundaries)
+        return _ORIGINALS["fill_data"](x, y, y0, *other)
+    y0 = ut.get_fill_boundaries(x, y) if isinstance(y0, str) else [y0] * len(x)
+    o = ut.transpose(other, len(other))
+    xf, yf, of = [], [], []
+    seen = set()
+    for i in range(len(x)):
+        xi, yi, y0i = x[i], y[i], y0[i]
+        if (xi, yi) not in seen:  # plotext asks ``[xi, yi] not in xy`` of a list: quadratic in the points
+            seen.add((xi, yi))
+            yn = list(range(y0i, yi + 1) if y0i < yi else range(yi, y0i) if y0i > yi else [y0i])
+            xf += [xi] * len(yn)
+            yf += yn
+            of += [o[i]] * len(yn)
+    return [xf, yf] + ut.transpose(of, len(other))
+
+
+_hd_cache: OrderedDict = OrderedDict()
+
+
+def _hd_group(x, y, xf, yf):
+    key = (tuple(x), tuple(y), tuple(xf), tuple(yf))
+    hit = _hd_cache.get(key)
+    if hit is None:
+        hit = _hd_cache[key] = _ORIGINALS["hd_group"](x, y, xf, yf)
+        if len(_hd_cache) > _HD_GROUP_CACHE_SIZE:
+            _hd_cache.popitem(last=False)
+    else:
+        _hd_cache.move_to_end(key)
+    gx, gy, gm = hit
+    return list(gx), list(gy), list(gm)
+
+
+def install() -> bool:
+    """Swap the drop-ins in (once); False, changing nothing, for a plotext other than 5.x."""
+    if _ORIGINALS:
+        return True
+    try:
+        if not metadata.version("plotext").startswith("5."):
+            return False
+        from plotext import _matrix, _utility
+    except (metadata.PackageNotFoundError, ImportError):
+        return False
+    targets = ((_matrix.matrix_class, "set_matrices", _set_matrices),
+               (_matrix.matrix_class, "insert_element", _insert_element),
+               (_utility, "get_fill_boundaries", _get_fill_boundaries),
+               (_utility, "fill_data", _fill_data),
+               (_utility, "hd_group", _hd_group))
+    if not all(hasattr(owner, name) for owner, name, _ in targets):
+        return False
+    for owner, name, replacement in targets:
+        _ORIGINALS[name] = getattr(owner, name)
+        setattr(owner, name, replacement)
+    return True
+
+
+def uninstall() -> None:
+    """Put plotext's own back (tests compare both)."""
+    if not _ORIGINALS:
+        return
+    from plotext import _matrix, _utility
+
+    for name, original in _ORIGINALS.items():
+        setattr(_matrix.matrix_class if name in ("set_matrices", "insert_element") else _utility, name, original)
+    _ORIGINALS.clear()
+    _hd_cache.clear()
