@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from textual.widgets import Checkbox, DataTable, Digits, Input, Select, Static
+from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
 from roofline.tui.charts import BatchSweepChart, RooflineChart
-from roofline.tui.headline import Metric
+from roofline.tui.headline import Headline
 from roofline.tui.ops_table import OpsTable
 from roofline.tui.scenario_form import ScenarioForm
 
@@ -20,7 +20,7 @@ def _app(**form) -> RooflineApp:
 
 
 def _digits(app: RooflineApp, metric_id: str) -> str:
-    return str(app.query_one(f"#{metric_id}", Metric).query_one(Digits).value)
+    return app.query_one(Headline).readings[metric_id].digits
 
 
 async def test_opens_on_the_default_story():
@@ -169,7 +169,7 @@ async def test_pin_baseline_shows_the_change():
         await pilot.press("p")
         await pilot.press("plus", "plus", "plus", "plus", "plus", "plus")
         await pilot.pause()
-        delta = str(app.query_one("#m-aggregate", Metric).query_one(".delta").render())
+        delta = app.query_one(Headline).readings["m-aggregate"].delta
         assert delta.startswith("+") and delta.endswith("% vs base")
         assert app.baseline is not None and app.baseline.scenario.batching.batch_size == 1
 

@@ -10,11 +10,11 @@ import time
 
 import pytest
 from textual import events
-from textual.widgets import Digits, Static
+from textual.widgets import Static
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
-from roofline.tui.headline import Metric
+from roofline.tui.headline import Headline
 from roofline.tui.scenario_form import ScenarioForm
 
 SEED = 1234
@@ -72,7 +72,7 @@ def _check_screen(app: RooflineApp, log: list[str]) -> None:
         assert math.isfinite(value) and value >= 0, (key, value, where)
     assert 0 <= app.results.chosen(app.achievable).decode.phase.idle_core_pct <= 100, where
     for metric in METRICS:
-        shown = str(app.query_one(f"#{metric}", Metric).query_one(Digits).value).lower()
+        shown = app.query_one(Headline).readings[metric].digits.lower()
         assert shown and not any(word.lower() in shown for word in BAD_WORDS), (metric, shown, where)
     for selector in ("#verdict", "#memory-bar"):
         text = str(app.query_one(selector, Static).render())

@@ -32,7 +32,7 @@ from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .footer import LeanFooter
 from .formatting import duration, gib, si
-from .headline import Headline, Metric, Verdict
+from .headline import Headline, Verdict
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .ops_table import OpsTable
@@ -223,6 +223,7 @@ class RooflineApp(App):
 
     def _apply_layout_class(self, width: int, height: int) -> None:
         self.screen.set_class(width < NARROW_WIDTH, "-narrow")
+        self._w("#headline", Headline).compact = width < NARROW_WIDTH  # one line per number instead of digits
         self.screen.set_class(height < SHORT_HEIGHT, "-short")
 
     # ---- state changes -------------------------------------------------------------------------
@@ -474,15 +475,14 @@ class RooflineApp(App):
 
         d, bd = e.decode, (base.decode if base else None)
         per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
-        self._w("#m-per-seq", Metric).show(per_seq, f"{per_seq:,.1f}",
-                                                  delta(per_seq, bd and bd.tokens_per_s_per_seq))
-        self._w("#m-aggregate", Metric).show(total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
-                                             delta(total, bd and bd.tokens_per_s))
+        headline = self._w("#headline", Headline)
+        headline.show("m-per-seq", per_seq, f"{per_seq:,.1f}", delta(per_seq, bd and bd.tokens_per_s_per_seq))
+        headline.show("m-aggregate", total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
+                      delta(total, bd and bd.tokens_per_s))
         idle = d.phase.idle_core_pct
         idle_delta = "" if bd is None else f"{idle - bd.phase.idle_core_pct:+.1f} pt vs base"
-        self._w("#m-idle", Metric).show(idle, f"{idle:.1f}", idle_delta)
-        self._w("#m-ttft", Metric).show(e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}",
-                                               delta(e.ttft_s, base and base.ttft_s))
+        headline.show("m-idle", idle, f"{idle:.1f}", idle_delta)
+        headline.show("m-ttft", e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}", delta(e.ttft_s, base and base.ttft_s))
         label = "achievable (expected)" if self.achievable else "spec (bound)"
         other_label = "spec bound" if self.achievable else "expected"
         crossover = r.compute_bound_batch(self.achievable)

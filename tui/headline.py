@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.geometry import Region
+from dataclasses import dataclass
+
+from rich.segment import Segment
+from rich.style import Style
+from textual.geometry import Region, Size
+from textual.reactive import reactive
 from textual.renderables.digits import Digits as DigitsRenderable
 from textual.strip import Strip
-from textual.widgets import Digits, Label, Static
-
-from .quiet_update import set_text
+from textual.widget import Widget
+from textual.widgets import Static
 
 
 def _short(value: float) -> str:
@@ -21,80 +23,97 @@ def _short(value: float) -> str:
     return f"{value:.3g}"
 
 
-class SteadyDigits(Digits):
-    """Digits whose width is set by CSS, so a new value repaints it without a layout pass.
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One headline number: its label, the short form drawn in large digits, the exact text, the change."""
 
-    Textual's ``Digits.update`` asks for a screen-wide layout whenever the number of characters changes (16 -> 128),
-    which re-arranges every widget on a keystroke. With a fixed or fractional width the region cannot change (the
-    height is always three rows), so a repaint is enough; with an auto width it behaves as ``Digits``.
+    label: str
+    digits: str = "-"
+    text: str = "-"
+    delta: str = ""
+
+
+HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-aggregate", "aggregate tok/s"),
+                    ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms"))
+
+
+class Headline(Widget):
+    """The four headline numbers side by side, drawn by one widget.
+
+    Each column shows a label, the number in three-row digits (Textual's glyphs) or, when ``compact`` (narrow
+    terminals), as one bold line, and the change against a pinned baseline. One widget and not four groups of
+    four: a keystroke changes every number, and each widget Textual paints costs a fixed share of a frame.
+    The lines are built once per change of the numbers, the width or the style.
     """
 
-    _lines: tuple[tuple, list[Strip]] | None = None  # (value, width, style), the three rows
+    COMPONENT_CLASSES = {"headline--label", "headline--digits", "headline--value", "headline--delta"}
+    compact: reactive[bool] = reactive(False, layout=True)
 
-    def update(self, value: str) -> None:
-        if self.styles.width is not None and self.styles.width.is_auto:
-            super().update(value)
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.readings: dict[str, Reading] = {key: Reading(label) for key, label in HEADLINE_METRICS}
+        self._lines: tuple[tuple, list[Strip]] | None = None
+
+    def show(self, metric_id: str, value: float, text: str, delta: str = "") -> None:
+        """Show one number (``value`` in digits, shortened; ``text`` exact) and its change (empty: none)."""
+        old = self.readings[metric_id]
+        new = Reading(old.label, _short(value), text, delta)
+        if new == old:
             return
-        if not isinstance(value, str):
-            raise TypeError("value must be a str")
-        if value != self.value:
-            self._value = value
-            self.refresh()
+        had_delta = any(r.delta for r in self.readings.values())
+        self.readings[metric_id] = new
+        self.refresh(layout=had_delta != any(r.delta for r in self.readings.values()))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return 1 + (1 if self.compact else 3) + (1 if any(r.delta for r in self.readings.values()) else 0)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's, with the width looked up once for the rows it asks ``render_line`` for."""
-        self._paint_width = self.size.width
+        """Textual's, with the lines built (or found) once for all the rows it asks ``render_line`` for."""
+        self._painting = self._current_lines()
         try:
             return super().render_lines(crop)
         finally:
-            self._paint_width = None
+            self._painting = None
 
-    _paint_width: int | None = None
+    _painting: list[Strip] | None = None
 
     def render_line(self, y: int) -> Strip:
-        """One of the three rows, built once per value (the line API: Textual's generic path renders the glyphs
-        through Rich's Align on every repaint). The style is looked up on the first row only: it costs more than
-        the glyphs, and a theme change repaints from the first row."""
-        width = self._paint_width if self._paint_width is not None else self.size.width
-        cached = self._lines
-        if y == 0 or cached is None or cached[0][:2] != (self._value, width):
-            style = self.rich_style
-            key = (self._value, width, style)
-            if cached is None or cached[0] != key:
-                rows = [segment for segment in DigitsRenderable(self._value).render(style) if segment.text != "\n"]
-                cached = self._lines = (key, [Strip([row]).crop_extend(0, width, style) for row in rows])
-        _, lines = cached
-        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, cached[0][2])
+        lines = self._painting if self._painting is not None else self._current_lines()
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(self.size.width, self.rich_style)
 
+    def _current_lines(self) -> list[Strip]:
+        width = self.size.width
+        styles = tuple(self.get_component_rich_style(name) for name in (
+            "headline--label", "headline--digits", "headline--value", "headline--delta")) + (self.rich_style,)
+        key = (tuple(self.readings.values()), width, self.compact, styles)
+        if self._lines is None or self._lines[0] != key:
+            self._lines = (key, self._build_lines(width, *styles))
+        return self._lines[1]
 
-class Metric(Vertical):
-    def __init__(self, label: str, metric_id: str) -> None:
-        super().__init__(id=metric_id, classes="metric")
-        self._label = label
-
-    def compose(self) -> ComposeResult:
-        yield Label(self._label, classes="metric-label")
-        yield SteadyDigits("-")
-        yield Static("-", classes="value-text")
-        yield Static("", classes="delta")
-
-    def show(self, value: float, text: str, delta: str = "") -> None:
-        if not self.is_mounted or len(self.children) < 4:  # a late message while the app shuts down
-            return
-        _, digits, value_text, label = self.children  # as composed (queries walk the DOM on every keystroke)
-        digits.update(_short(value))
-        set_text(value_text, text)
-        set_text(label, delta)
-        if label.display != bool(delta):
-            label.display = bool(delta)
-
-
-class Headline(Horizontal):
-    def compose(self) -> ComposeResult:
-        yield Metric("decode tok/s/seq", "m-per-seq")
-        yield Metric("aggregate tok/s", "m-aggregate")
-        yield Metric("idle cores %", "m-idle")
-        yield Metric("TTFT ms", "m-ttft")
+    def _build_lines(self, width: int, label: Style, digits: Style, value: Style, delta: Style, base: Style
+                     ) -> list[Strip]:
+        readings = list(self.readings.values())
+        columns = len(readings)
+        widths = [width // columns + (1 if i < width % columns else 0) for i in range(columns)]
+        rows: list[list[tuple[str, Style]]] = [[(r.label, label) for r in readings]]
+        if self.compact:
+            rows.append([(r.text, value) for r in readings])
+        else:
+            glyphs = [[seg.text for seg in DigitsRenderable(r.digits).render(digits) if seg.text != "\n"]
+                      for r in readings]
+            rows += [[(g[i], digits) for g in glyphs] for i in range(3)]
+        if any(r.delta for r in readings):
+            rows.append([(r.delta, delta) for r in readings])
+        lines = []
+        for cells in rows:
+            segments = []
+            for (text, style), cell_width in zip(cells, widths, strict=True):
+                inner = max(0, cell_width - 2)  # a cell of padding each side of every column
+                text = text[:inner]
+                segments += [Segment(" ", base), Segment(text, style),
+                             Segment(" " * (cell_width - 1 - len(text)), base)]
+            lines.append(Strip(segments).crop_extend(0, width, base))
+        return lines
 
 
 class Verdict(Static):
