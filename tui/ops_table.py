@@ -115,21 +115,30 @@ class OpsTable(ScrollView, can_focus=True):
         elif self.cursor_row >= len(self.keys):
             self.cursor_row = max(0, len(self.keys) - 1)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's, with the width, scroll offsets and styles looked up once for all the lines it asks for
+        (per line they cost more than the line: a keystroke repaints every row whose numbers changed)."""
+        self._painting = self._paint_context()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._painting = None
+
+    _painting: tuple | None = None
+
+    def _paint_context(self) -> tuple:
+        base = self.rich_style
+        return (self.size.width, int(self.scroll_x), int(self.scroll_y), base,
+                self.get_component_rich_style("ops-table--header"), self.get_component_rich_style("ops-table--cursor"),
+                base + self.get_component_rich_style("ops-table--odd"))
+
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        index = 0 if y == 0 else int(self.scroll_y) + y  # line 0 is the header, fixed in place
+        width, x, top, base, header, cursor, odd = self._painting or self._paint_context()
+        index = 0 if y == 0 else top + y  # line 0 is the header, fixed in place
         if index >= len(self._lines):
-            return Strip.blank(width, self.rich_style)
+            return Strip.blank(width, base)
         row = index - 1
-        if y == 0:
-            style = self.get_component_rich_style("ops-table--header")
-        elif row == self.cursor_row:
-            style = self.get_component_rich_style("ops-table--cursor")
-        elif row % 2:
-            style = self.rich_style + self.get_component_rich_style("ops-table--odd")
-        else:
-            style = self.rich_style
-        x = int(self.scroll_x)
+        style = header if y == 0 else cursor if row == self.cursor_row else odd if row % 2 else base
         text = self._lines[index][x:x + width].ljust(width)
         return Strip([Segment(text, style or Style.null())], width)
 
