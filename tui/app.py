@@ -388,6 +388,7 @@ class RooflineApp(App):
         try:
             scenario = build_scenario(self.form, self.catalog)
             results = compute_results(scenario, self.shown_context)
+            results.carry_over(self.results)  # a batch change keeps the batch sweep (it does not depend on it)
         except FormError as err:
             self._mark_invalid(err.field, err.message)
             return

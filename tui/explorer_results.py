@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -34,10 +34,29 @@ class ExplorerResults:
         """Batch sweep up to twice the largest batch that fits (computed once per estimate)."""
         key = ("batch", achievable)
         if key not in self._sweeps:
-            limit = max(self.memory.max_batch, self.scenario.batching.batch_size, 64) * 2
-            self._sweeps[key] = batch_sweep(self.scenario, powers_of_two(min(limit, 1 << 16)),
-                                            "expected" if achievable else "bound")
+            self._sweeps[key] = batch_sweep(self.scenario, self._batch_range(), "expected" if achievable else "bound")
         return self._sweeps[key]
+
+    def carry_over(self, previous: ExplorerResults | None) -> None:
+        """Take the batch sweeps and compute-bound batches of ``previous`` when only the batch size differs.
+
+        Neither depends on the batch size: the sweep spans batch sizes (up to twice the largest that fits, which
+        the batch size does not change) and the crossover is searched over them. So ``+``/``-`` need not sweep
+        again; a sweep is taken only when it spans the same batch sizes as this scenario's would.
+        """
+        if previous is None or not previous._sweeps:
+            return
+        b = self.scenario.batching
+        same_but_batch = replace(self.scenario, batching=replace(b, batch_size=previous.scenario.batching.batch_size))
+        if same_but_batch != previous.scenario:
+            return
+        for key, value in previous._sweeps.items():
+            if key[0] == "crossover" or (key[0] == "batch" and np.array_equal(value.batches, self._batch_range())):
+                self._sweeps.setdefault(key, value)
+
+    def _batch_range(self) -> np.ndarray:
+        limit = max(self.memory.max_batch, self.scenario.batching.batch_size, 64) * 2
+        return powers_of_two(min(limit, 1 << 16))
 
     def compute_bound_batch(self, achievable: bool) -> int | None:
         """The batch from which decode is compute-bound (the batch sweep's, without sweeping when it is not shown)."""

@@ -1,0 +1,66 @@
+"""What the explorer computes per scenario: a batch change may keep the batch sweep, because it does not depend on
+the batch size (checked here, not assumed), and nothing else is carried over."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from roofline.presets import load_catalog
+from roofline.tui.explorer_results import compute_results
+from roofline.tui.scenario_form import ScenarioForm, build_scenario
+
+CATALOG = load_catalog()
+FORMS = [
+    ScenarioForm(),  # Llama-3.1-8B on an H100, dense GQA
+    ScenarioForm(model_ref="llama-3.1-70b", tp=4, prompt_tokens=4096, output_tokens=1024),
+    ScenarioForm(model_ref="mixtral-8x7b", kv="fp8"),  # MoE: experts touched grow with the batch
+    ScenarioForm(model_ref="deepseek-v3", hardware_id="h200", tp=8, weights="fp8"),  # MLA, MoE
+]
+
+
+def _results(form: ScenarioForm, batch: int):
+    from dataclasses import replace
+
+    return compute_results(build_scenario(replace(form, batch=batch), CATALOG))
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.sampled_from(FORMS), st.integers(1, 512), st.integers(1, 512), st.booleans())
+def test_batch_sweep_and_crossover_do_not_depend_on_the_batch_size(form, batch_a, batch_b, achievable):
+    a, b = _results(form, batch_a), _results(form, batch_b)
+    assert a.compute_bound_batch(achievable) == b.compute_bound_batch(achievable)
+    sweep_a, sweep_b = a.batch_sweep(achievable), b.batch_sweep(achievable)
+    if np.array_equal(sweep_a.batches, sweep_b.batches):
+        for field in ("step_time_s", "tokens_per_s_per_seq", "tokens_per_s"):
+            assert np.array_equal(getattr(sweep_a, field), getattr(sweep_b, field)), field
+        assert sweep_a.max_batch_that_fits == sweep_b.max_batch_that_fits
+
+
+@pytest.mark.parametrize("form", FORMS[:2])
+def test_carry_over_keeps_the_sweep_only_across_a_batch_change(form):
+    from dataclasses import replace
+
+    before = _results(form, 16)
+    sweep = before.batch_sweep(False)
+    after_batch = _results(form, 32)
+    after_batch.carry_over(before)
+    assert after_batch.batch_sweep(False) is sweep  # taken over, not swept again
+
+    after_prompt = compute_results(build_scenario(replace(form, batch=16, prompt_tokens=form.prompt_tokens * 2),
+                                                  CATALOG))
+    after_prompt.carry_over(before)
+    assert after_prompt.batch_sweep(False) is not sweep  # the prompt changes the sweep: swept again
+    assert after_prompt.compute_bound_batch(False) == after_prompt.batch_sweep(False).compute_bound_batch
+
+
+def test_carry_over_does_not_take_a_sweep_over_other_batch_sizes():
+    form = FORMS[0]
+    before = _results(form, 4)
+    sweep = before.batch_sweep(False)
+    beyond = _results(form, 1 << 14)  # past the largest batch that fits: the sweep spans further
+    beyond.carry_over(before)
+    assert not np.array_equal(beyond.batch_sweep(False).batches, sweep.batches)
+    assert beyond.batch_sweep(False).batches[-1] >= 1 << 14
