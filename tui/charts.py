@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from itertools import groupby
 
 import numpy as np
 from plotext import _utility as plotext_utility
@@ -94,8 +93,12 @@ LIGHT_THEME_COLOURS: dict[str, tuple[int, int, int]] = {
 
 
 def _style_for(fullground, style, background, light: bool = False) -> Style:
-    key = (str(fullground), str(style), str(background), light)
-    cached = _STYLE_CACHE.get(key)
+    try:
+        key = (fullground, style, background, light)
+        cached = _STYLE_CACHE.get(key)
+    except TypeError:  # a colour given as a list (unhashable)
+        key = (str(fullground), str(style), str(background), light)
+        cached = _STYLE_CACHE.get(key)
     if cached is None:
         if light and isinstance(fullground, str):  # "blue+" (plotext's bright variant) maps as "blue"
             fullground = LIGHT_THEME_COLOURS.get(fullground.rstrip("+"), fullground)
@@ -129,11 +132,11 @@ def matrix_to_rows(matrix, reuse: dict[tuple, ChartRow] | None = None, light: bo
             rows.append(known)
             continue
         segments: list[Segment] = []
-        start = 0
-        for (f, s, b), run in groupby(zip(fgs, sts, bgs, strict=True)):
-            end = start + sum(1 for _ in run)
-            segments.append(Segment("".join(chars[start:end]), _style_for(f, s, b, light)))
-            start = end
+        start, width = 0, len(chars)
+        for x in range(1, width + 1):  # a run ends where any of the three colours changes
+            if x == width or fgs[x] != fgs[start] or sts[x] != sts[start] or bgs[x] != bgs[start]:
+                segments.append(Segment("".join(chars[start:x]), _style_for(fgs[start], sts[start], bgs[start], light)))
+                start = x
         rows.append(tuple(segments))
     return cells_by_row, rows
 
