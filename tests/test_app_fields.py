@@ -93,3 +93,38 @@ async def test_live_from_another_view_goes_to_the_roofline():
         assert app.query_one("#views", TabbedContent).active == "roofline"
         await pilot.press("l")
         await app.workers.wait_for_complete()
+
+
+async def test_a_longer_number_repaints_its_field_without_a_screen_layout(monkeypatch):
+    """64 -> 128 changes the batch field's text width; Textual's Input would ask for a layout of the whole screen."""
+    from roofline.tui.panes import FieldInput
+
+    app = RooflineApp(ScenarioForm(batch=64), catalog=CATALOG)
+    layouts: list[str] = []
+    original = FieldInput.refresh
+
+    def spy(self, *regions, layout=False, **kwargs):
+        if layout:
+            layouts.append(self.id or "")
+        return original(self, *regions, layout=layout, **kwargs)
+
+    async with app.run_test(size=(160, 50)) as pilot:
+        monkeypatch.setattr(FieldInput, "refresh", spy)
+        await pilot.press("+", "+", "-")
+        await pilot.pause()
+        assert app.query_one("#batch", Input).value == "128"
+    assert layouts == []
+
+
+async def test_a_long_path_scrolls_inside_its_field():
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    path = "/very/long/directory/name/for/a/model/checkpoint/config.json"
+    async with app.run_test(size=(160, 50)) as pilot:
+        box = app.query_one("#config_path", Input)
+        box.focus()
+        await pilot.press(*path)
+        await pilot.pause()
+        assert box.value == path
+        assert box.scroll_x > 0  # the start scrolled out of the 22-column field, the cursor end in view
+        shown = box.render_line(0).text
+        assert shown.rstrip().endswith("config.json")
