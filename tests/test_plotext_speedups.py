@@ -94,6 +94,14 @@ def test_hd_group_is_plotexts_and_its_results_are_not_shared(points):
     assert first[1:] == expected[1:]
 
 
+nested = st.recursive(st.integers(-5, 5) | st.text(max_size=2) | st.tuples(st.integers()), st.lists, max_leaves=30)
+
+
+@given(st.lists(nested, max_size=8))
+def test_join_flattens_as_plotexts(data):
+    assert plotext_speedups._join(data) == _originals()["join"](data)
+
+
 def test_uninstall_restores_plotexts_own():
     plotext_speedups.uninstall()
     assert _utility.hd_group is not plotext_speedups._hd_group

@@ -11,6 +11,8 @@ move. ``install()`` swaps in versions that return the same values:
 - ``_utility.get_fill_boundaries``: per point, the lowest y among points with the same x that lie below it
   (its own y when none does), from one pass that keeps each x's lowest y;
 - ``_utility.fill_data``: the same fill, with the points already filled kept in a set, not a list;
+- ``_utility.join`` (flattening nested lists, called per axis column for the tick marks): a loop that extends
+  one list, not a comprehension per level;
 - ``_utility.hd_group``: remembered for the last few inputs (a pure function of them; copies are returned).
 
 tests/test_plotext_speedups.py checks each against plotext's own on generated inputs and every chart of the
@@ -86,6 +88,16 @@ def _fill_data(x, y, y0, *other):
     return [xf, yf] + ut.transpose(of, len(other))
 
 
+def _join(data):
+    flat = []
+    for row in data:
+        if type(row) == list:  # noqa: E721 - plotext's own test: list subclasses are kept whole, as there
+            flat += _join(row)
+        else:
+            flat.append(row)
+    return flat
+
+
 _hd_cache: OrderedDict = OrderedDict()
 
 
@@ -116,7 +128,8 @@ def install() -> bool:
                (_matrix.matrix_class, "insert_element", _insert_element),
                (_utility, "get_fill_boundaries", _get_fill_boundaries),
                (_utility, "fill_data", _fill_data),
-               (_utility, "hd_group", _hd_group))
+               (_utility, "hd_group", _hd_group),
+               (_utility, "join", _join))
     if not all(hasattr(owner, name) for owner, name, _ in targets):
         return False
     for owner, name, replacement in targets:
