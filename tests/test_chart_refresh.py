@@ -37,6 +37,31 @@ async def test_a_batch_change_refreshes_some_rows_and_matches_a_full_redraw():
         assert shown == _full_redraw(chart)
 
 
+async def test_the_batch_sweep_marks_this_batch_on_both_curves_and_a_change_moves_only_those_rows():
+    """The scenario's batch is an ``@`` on each curve, named in the legend with its value; a line across the plot
+    would change every row of the chart on each keystroke."""
+    app = RooflineApp(ScenarioForm(batch=8))
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.action_show_view("batch")
+        await pilot.pause()
+        chart = app.query_one(BatchSweepChart)
+        width, height = chart.size
+        assert "this batch, B=8" in chart.render().plain
+        decode = app.results.chosen(app.achievable).decode
+        _, batch, agg, per_seq = chart._last
+        assert (batch, agg, per_seq) == (8, decode.tokens_per_s, decode.tokens_per_s_per_seq)
+        regions: list[Region] = []
+        original = chart.refresh
+        chart.refresh = lambda *areas, **kw: regions.extend(areas) or original(*areas, **kw)
+        await pilot.press("plus")
+        await pilot.pause()
+        shown = chart.render().plain
+        assert "this batch, B=16" in shown and "B=8," not in shown
+        assert shown.count("@") >= 4  # two in the legend, one on each curve
+        assert 0 < len(regions) < height // 3
+        assert shown == _full_redraw(chart)
+
+
 async def test_the_same_data_repaints_nothing_and_a_resize_redraws_everything():
     app = RooflineApp(ScenarioForm())
     async with app.run_test(size=(120, 40)) as pilot:

@@ -295,12 +295,18 @@ class RooflineChart(_Chart):
 class BatchSweepChart(_Chart):
     """Aggregate and per-sequence decode tokens/s against batch (log2 x, log10 y)."""
 
-    def draw(self, sweep: BatchSweep, current_batch: int) -> None:
+    def draw(self, sweep: BatchSweep, current_batch: int, current_tokens_per_s: float,
+             current_tokens_per_s_per_seq: float) -> None:
+        """The scenario's own batch is marked on both curves (``@``, named in the legend), not by a line across
+        the plot: a line would move through every row of the chart on each ``+``/``-``."""
         plt = self.plt
         x = np.log2(sweep.batches)
         agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
         plt.plot(x.tolist(), agg.tolist(), label="aggregate tok/s", marker="o", color="green")
         plt.plot(x.tolist(), per_seq.tolist(), label="per-sequence tok/s", marker="x", color="cyan")
+        here = math.log2(current_batch)
+        plt.scatter([here, here], [math.log10(current_tokens_per_s), math.log10(current_tokens_per_s_per_seq)],
+                    label=f"this batch, B={current_batch:,}", marker="@", color="orange")
         y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
         span = y_high - y_low
         # labels in the top and bottom margins of the plot, clear of the curves (which span min..max)
@@ -312,7 +318,6 @@ class BatchSweepChart(_Chart):
             plt.vline(math.log2(sweep.compute_bound_batch), color="yellow")
             plt.text(f"compute-bound from B={sweep.compute_bound_batch:,}", math.log2(sweep.compute_bound_batch),
                      y_low - 0.04 * span, color="yellow")
-        plt.vline(math.log2(current_batch), color="gray")
         ticks = decade_ticks(y_low, y_high)
         y_low, y_high = y_low - 0.08 * span, y_high + 0.08 * span
         plt.ylim(y_low, y_high)

@@ -27,7 +27,9 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
             base = (bp.step_x, bp.step_y)
         return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base)
     if view == "batch":
-        return (r.batch_sweep(achievable), r.scenario.batching.batch_size)
+        decode = r.chosen(achievable).decode
+        return (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
+                decode.tokens_per_s_per_seq)
     if view == "context":
         return (r.context_sweep(achievable), r.shown_context)
     if view == "memory":
