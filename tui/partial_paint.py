@@ -43,6 +43,8 @@ def cluster_regions(regions: set[Region] | list[Region]) -> list[Region]:
 class ClusteredCompositor(Compositor):
     """A Compositor whose partial updates render only the rows and widgets under each piece of changed regions."""
 
+    _visible_parts: list | None = None  # during a partial update: (widget, region, visible part), front to back
+
     def render_partial_update(self) -> ChopsUpdate | None:
         dirty = set(getattr(self, "_dirty_regions", ()))
         try:
@@ -63,7 +65,14 @@ class ClusteredCompositor(Compositor):
             return None
         cuts = self.cuts
         chops: list[dict] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
-        rendered = [(piece, self._render_piece_chops(piece)) for piece in self._pieces(update_regions, screen_region)]
+        # each widget's visible part, worked out once for all pieces (front to back, as visible_widgets)
+        self._visible_parts = [(widget, region, region.intersection(clip))
+                               for widget, (region, clip) in self.visible_widgets.items()]
+        try:
+            rendered = [(piece, self._render_piece_chops(piece))
+                        for piece in self._pieces(update_regions, screen_region)]
+        finally:
+            self._visible_parts = None
         # A chop is taken from a piece it overlaps. Textual also writes the (empty) chop that starts where a span
         # ends, so such a chop is taken from a piece it touches, once no piece overlapping it has supplied it.
         for touching in (False, True):
@@ -136,8 +145,11 @@ class ClusteredCompositor(Compositor):
         top, bottom, left, right = crop.y, crop.bottom, crop.x, crop.right
         screen_width = self.size.width
         covered: dict[int, list[tuple[int, int]]] = {}  # row -> disjoint sorted [start, end) column spans
-        for widget, (region, clip) in list(self.visible_widgets.items()):
-            x, y, width, height = region.intersection(clip)
+        parts = self._visible_parts
+        if parts is None:
+            parts = [(widget, region, region.intersection(clip))
+                     for widget, (region, clip) in self.visible_widgets.items()]
+        for widget, region, (x, y, width, height) in parts:
             first, last = max(y, top), min(y + height, bottom)
             if not width or last <= first or x + width <= left or x > right:
                 continue  # no chop of it can be taken for this piece (those touching its right edge included)
