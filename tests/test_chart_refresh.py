@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from textual.geometry import Region
 
 from roofline.tui.app import RooflineApp
@@ -59,6 +60,27 @@ async def test_the_batch_sweep_marks_this_batch_on_both_curves_and_a_change_move
         assert "this batch, B=16" in shown and "B=8," not in shown
         assert shown.count("@") >= 4  # two in the legend, one on each curve
         assert 0 < len(regions) < height // 3
+        assert shown == _full_redraw(chart)
+
+
+async def test_the_context_sweep_marks_the_context_the_step_is_shown_at():
+    from roofline.tui.charts import ContextSweepChart
+
+    app = RooflineApp(ScenarioForm(prompt_tokens=1024, output_tokens=256))
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.action_show_view("context")
+        await pilot.pause()
+        chart = app.query_one(ContextSweepChart)
+        assert f"this step, context {app.results.shown_context:,.0f}" in chart.render().plain
+        assert app.results.shown_context == 1024 + 256 / 2  # mean of the generation's decode contexts
+        _, context, per_seq, kv_share = chart._last
+        assert per_seq == pytest.approx(app.results.bound.decode.tokens_per_s_per_seq, rel=0.02)  # near the mean
+        assert 0 < kv_share < 1
+        box = app.query_one("#shown_context")
+        box.value = "8192"
+        await pilot.pause()
+        shown = chart.render().plain
+        assert "this step, context 8,192" in shown and shown.count("@") >= 4
         assert shown == _full_redraw(chart)
 
 

@@ -333,14 +333,19 @@ class BatchSweepChart(_Chart):
 class ContextSweepChart(_Chart):
     """Decode tokens/s per sequence against context, and the share of the step spent on KV traffic."""
 
-    def draw(self, sweep: ContextSweep, current_context: float) -> None:
+    def draw(self, sweep: ContextSweep, current_context: float, current_tokens_per_s_per_seq: float,
+             current_kv_time_share: float) -> None:
+        """The context the decode step is shown at is marked with an ``@`` on each curve, named in the legend."""
         plt = self.plt
         x = np.log2(sweep.contexts)
         plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), label="tok/s per sequence", marker="o",
                  color="green")
         plt.plot(x.tolist(), (100 * sweep.kv_time_share).tolist(), label="KV traffic % of step", marker="x",
                  color="yellow", yside="right")
-        plt.vline(math.log2(current_context), color="gray")
+        here = math.log2(current_context)
+        plt.scatter([here], [current_tokens_per_s_per_seq], label=f"this step, context {current_context:,.0f}",
+                    marker="@", color="orange")
+        plt.scatter([here], [100 * current_kv_time_share], marker="@", color="orange", yside="right")
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
         plt.xlabel("context (tokens)")
         plt.ylabel("tok/s per sequence", yside="left")

@@ -78,6 +78,15 @@ class ExplorerResults:
         return self._sweeps[key]
 
 
+    def context_point(self, achievable: bool) -> ContextSweep:
+        """The context sweep at the shown context alone (where the decode step is shown), by the same formulas."""
+        key = ("context point", achievable)
+        if key not in self._sweeps:
+            self._sweeps[key] = context_sweep(self.scenario, np.array([self.shown_context]),
+                                              "expected" if achievable else "bound")
+        return self._sweeps[key]
+
+
 def compute_results(scenario: Scenario, shown_context: float | None = None) -> ExplorerResults:
     context = mean_decode_context(scenario) if shown_context is None else float(shown_context)
     dtype = scenario.precisions.compute_dtype

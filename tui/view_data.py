@@ -31,7 +31,9 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
         return (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
                 decode.tokens_per_s_per_seq)
     if view == "context":
-        return (r.context_sweep(achievable), r.shown_context)
+        point = r.context_point(achievable)
+        return (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
+                float(point.kv_time_share[0]))
     if view == "memory":
         m = r.memory
         return ({"weights": m.per_device_weights_bytes / GIB, "KV cache": m.per_device_kv_cache_bytes / GIB,
