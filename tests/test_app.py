@@ -310,3 +310,19 @@ async def test_opening_and_closing_dialogs_does_not_pile_up_footer_keys():
         watchers = getattr(footer, "__watchers", {}).get("compact", [])
         keys = list(footer.query("FooterKey"))
         assert len(watchers) <= len(keys) + 1, f"{len(watchers)} watchers for {len(keys)} keys"
+
+
+async def test_the_headline_takes_the_new_theme_colours():
+    """The headline keeps its styles between paints; a theme change must still reach them."""
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        headline = app.query_one(Headline)
+        before = headline.render_line(0)
+        app.theme = "textual-light"
+        await pilot.pause()
+        after = headline.render_line(0)
+        assert before.text == after.text
+        assert [seg.style for seg in before] != [seg.style for seg in after]
+        label = headline.get_component_rich_style("headline--label")
+        assert any(seg.style == label for seg in after)

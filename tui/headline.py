@@ -81,10 +81,19 @@ class Headline(Widget):
         lines = self._painting if self._painting is not None else self._current_lines()
         return lines[y] if 0 <= y < len(lines) else Strip.blank(self.size.width, self.rich_style)
 
+    _styles: tuple[Style, ...] | None = None  # label, digits, value, delta, the widget's own; until CSS changes
+
+    def notify_style_update(self) -> None:
+        """A theme or CSS change: look the styles up again (per paint they cost more than the lines)."""
+        self._styles = None
+        super().notify_style_update()
+
     def _current_lines(self) -> list[Strip]:
         width = self.size.width
-        styles = tuple(self.get_component_rich_style(name) for name in (
-            "headline--label", "headline--digits", "headline--value", "headline--delta")) + (self.rich_style,)
+        if self._styles is None:
+            self._styles = tuple(self.get_component_rich_style(name) for name in (
+                "headline--label", "headline--digits", "headline--value", "headline--delta")) + (self.rich_style,)
+        styles = self._styles
         key = (tuple(self.readings.values()), width, self.compact, styles)
         if self._lines is None or self._lines[0] != key:
             self._lines = (key, self._build_lines(width, *styles))

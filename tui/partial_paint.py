@@ -43,7 +43,7 @@ def cluster_regions(regions: set[Region] | list[Region]) -> list[Region]:
 class ClusteredCompositor(Compositor):
     """A Compositor whose partial updates render only the rows and widgets under each piece of changed regions."""
 
-    _visible_parts: list | None = None  # during a partial update: (widget, region, visible part), front to back
+    _visible_parts: list | None = None  # during a partial update: what ``_parts`` returns, worked out once
 
     def render_partial_update(self) -> ChopsUpdate | None:
         dirty = set(getattr(self, "_dirty_regions", ()))
@@ -66,8 +66,7 @@ class ClusteredCompositor(Compositor):
         cuts = self.cuts
         chops: list[dict] = [dict.fromkeys(cut_set[:-1]) for cut_set in cuts]
         # each widget's visible part, worked out once for all pieces (front to back, as visible_widgets)
-        self._visible_parts = [(widget, region, region.intersection(clip))
-                               for widget, (region, clip) in self.visible_widgets.items()]
+        self._visible_parts = self._parts()
         try:
             rendered = [(piece, self._render_piece_chops(piece))
                         for piece in self._pieces(update_regions, screen_region)]
@@ -128,6 +127,15 @@ class ClusteredCompositor(Compositor):
                         line[cut] = part
         return chops
 
+    def _parts(self) -> list[tuple]:
+        """(widget, region, x, y, width, height of its visible part) front to back, those with a visible part."""
+        parts = []
+        for widget, (region, clip) in self.visible_widgets.items():
+            x, y, width, height = region.intersection(clip)
+            if width and height:
+                parts.append((widget, region, x, y, width, height))
+        return parts
+
     def _get_renders(self, crop: Region | None = None):
         """As Textual's, but each widget renders only the rows inside ``crop``: a container as tall as the screen
         would otherwise render all its (cached) rows for a one-row change.
@@ -145,14 +153,13 @@ class ClusteredCompositor(Compositor):
         top, bottom, left, right = crop.y, crop.bottom, crop.x, crop.right
         screen_width = self.size.width
         covered: dict[int, list[tuple[int, int]]] = {}  # row -> disjoint sorted [start, end) column spans
-        parts = self._visible_parts
-        if parts is None:
-            parts = [(widget, region, region.intersection(clip))
-                     for widget, (region, clip) in self.visible_widgets.items()]
-        for widget, region, (x, y, width, height) in parts:
+        parts = self._visible_parts if self._visible_parts is not None else self._parts()
+        # no chop of a widget outside these bounds can be taken for this piece (those touching its right edge
+        # included); a plain comparison per widget first, as most of the screen's widgets lie elsewhere
+        for widget, region, x, y, width, height in [
+                part for part in parts if part[3] < bottom and part[3] + part[5] > top and part[2] + part[4] > left
+                and part[2] <= right]:
             first, last = max(y, top), min(y + height, bottom)
-            if not width or last <= first or x + width <= left or x > right:
-                continue  # no chop of it can be taken for this piece (those touching its right edge included)
             # the columns whose chops this piece takes: [left, right], the chop starting at its right edge included
             need_start, need_end = max(x, left), min(x + width + 1, right + 1, screen_width)
             rows = range(first, last)
