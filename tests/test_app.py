@@ -32,7 +32,7 @@ async def test_opens_on_the_default_story():
         assert r is not None and r.scenario.hardware.id == "h100-sxm" and r.scenario.model.id == "llama-3.1-8b"
         assert _digits(app, "m-idle") == "99.7"
         assert _digits(app, "m-per-seq") == f"{r.bound.decode.tokens_per_s_per_seq:.0f}"
-        verdict = str(app.query_one("#verdict", Static).render())
+        verdict = str(app.query_one("#verdict").render())
         assert "memory-bound" in verdict and "ridge 295" in verdict
 
 
@@ -182,7 +182,7 @@ async def test_achievable_toggle_switches_estimate():
         await pilot.pause()
         assert app.achievable
         assert _digits(app, "m-per-seq") != spec
-        assert "achievable" in str(app.query_one("#verdict", Static).render())
+        assert "achievable" in str(app.query_one("#verdict").render())
 
 
 async def test_save_and_load_a_scenario(tmp_path, monkeypatch):
@@ -326,3 +326,19 @@ async def test_the_headline_takes_the_new_theme_colours():
         assert [seg.style for seg in before] != [seg.style for seg in after]
         label = headline.get_component_rich_style("headline--label")
         assert any(seg.style == label for seg in after)
+
+
+async def test_the_memory_bar_turns_to_the_error_colour_when_it_stops_fitting():
+    app = _app(model_ref="llama-3.1-70b", tp=2, batch=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        bar = app.query_one("#memory-bar")
+        assert app.results.memory.fits and "fits" in str(bar.render())
+        fitting = bar.render_line(0)
+        app.set_field("batch", 1 << 14)
+        await pilot.pause()
+        assert not app.results.memory.fits and "DOES NOT FIT" in str(bar.render())
+        overflowing = bar.render_line(0)
+        assert bar.has_class("-overflow")
+        assert {seg.style.color for seg in overflowing if seg.text.strip()} != \
+            {seg.style.color for seg in fitting if seg.text.strip()}

@@ -32,7 +32,7 @@ from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .footer import LeanFooter
 from .formatting import duration, gib, si
-from .headline import Headline, Verdict
+from .headline import Headline, Verdict, WrappedText
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
 from .ops_table import OpsTable
@@ -125,7 +125,7 @@ class RooflineApp(App):
             with Vertical(id="results"):
                 yield Headline(id="headline")
                 yield Verdict(id="verdict")
-                yield Static(id="memory-bar")
+                yield WrappedText(id="memory-bar")
                 yield Static(id="status")
                 with TabbedContent(id="views", initial="roofline"):
                     with TabPane("1 Roofline", id="roofline"):
@@ -488,21 +488,21 @@ class RooflineApp(App):
         other_label = "spec bound" if self.achievable else "expected"
         crossover = r.compute_bound_batch(self.achievable)
         turn = "never turns compute-bound" if crossover is None else f"turns compute-bound at batch {crossover:,}"
-        set_text(self._w("#verdict", Verdict),
-                 f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
-                 f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
-                 f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
-                 f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}",
-                 markup=True)
+        self._w("#verdict", Verdict).show(
+            f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
+            f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
+            f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
+            f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}",
+            markup=True)
         m = r.memory
         used, cap = m.per_device_bytes, m.capacity_bytes
         width = 30
         filled = min(width, round(width * used / cap)) if cap else width
         bar = "#" * filled + "." * (width - filled)
         verdict = "fits" if m.fits else "DOES NOT FIT"
-        mem_bar = self._w("#memory-bar", Static)
+        mem_bar = self._w("#memory-bar", WrappedText)
         mem_bar.set_class(not m.fits, "-overflow")
-        set_text(mem_bar, f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
+        mem_bar.show(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
 
     def _draw_ops(self, r: ExplorerResults) -> None:
         """Fill the ops table (the cursor stays on the same op when it is still listed)."""

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.renderables.digits import Digits as DigitsRenderable
 from textual.strip import Strip
 from textual.widget import Widget
-from textual.widgets import Static
 
 
 def _short(value: float) -> str:
@@ -125,5 +126,68 @@ class Headline(Widget):
         return lines
 
 
-class Verdict(Static):
+class WrappedText(Widget):
+    """A few lines of text wrapped to the widget's width, drawn through the line API.
+
+    For text that changes on every keystroke (the verdict, the memory bar): the wrapped lines are built once per
+    change of text, width or style, and a layout is asked for only when the number of wrapped lines changes.
+    ``render()`` returns the Rich Text shown (what tests and screen readers of the DOM look at).
+    """
+
+    DEFAULT_CSS = """
+    WrappedText {
+        width: 1fr;
+        height: auto;
+    }
+    """
+
+    def __init__(self, text: str = "", *, markup: bool = False, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._source: tuple[str, bool] = ("", False)
+        self._text = Text()
+        self._lines: tuple[tuple, list[Strip]] | None = None
+        if text:
+            self.show(text, markup=markup)
+
+    def show(self, text: str, *, markup: bool = False) -> None:
+        """Show ``text`` (Rich markup when ``markup``); nothing happens when it is already shown."""
+        if (text, markup) == self._source:
+            return
+        width = self.content_size.width if self.is_mounted else 0
+        rows_before = len(self._wrap(width)) if width else None
+        self._source = (text, markup)
+        self._text = Text.from_markup(text) if markup else Text(text)
+        self._lines = None
+        if self.is_mounted:
+            self.refresh(layout=rows_before is None or rows_before != len(self._wrap(width)))
+
+    def render(self) -> Text:
+        return self._text
+
+    def _wrap(self, width: int) -> list[Text]:
+        return list(self._text.wrap(self.app.console, max(1, width))) if self._text.plain else [Text()]
+
+    def get_content_width(self, container: Size, viewport: Size) -> int:
+        return max((cell_len(line) for line in self._text.plain.split("\n")), default=0)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._wrap(width))
+
+    def notify_style_update(self) -> None:
+        self._lines = None
+        super().notify_style_update()
+
+    def render_line(self, y: int) -> Strip:
+        width = self.content_size.width
+        if self._lines is None or self._lines[0] != (width, self._source):
+            base = self.rich_style
+            console = self.app.console
+            strips = [Strip(list(Segment.apply_style(line.render(console), base))).crop_extend(0, width, base)
+                      for line in self._wrap(width)]
+            self._lines = ((width, self._source), strips)
+        lines = self._lines[1]
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
+
+
+class Verdict(WrappedText):
     """What limits decode, and the other estimate beside the chosen one."""
