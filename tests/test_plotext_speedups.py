@@ -102,6 +102,20 @@ def test_join_flattens_as_plotexts(data):
     assert plotext_speedups._join(data) == _originals()["join"](data)
 
 
+coordinate = st.one_of(st.integers(-300, 300), st.floats(-300, 300, allow_nan=False), st.just(float("nan")),
+                       st.none())
+
+
+@given(st.tuples(coordinate, coordinate), st.tuples(coordinate, coordinate))
+def test_get_line_steps_as_plotexts(x, y):
+    x, y = list(x), list(y)
+    try:
+        expected = _originals()["get_line"](list(x), list(y))
+    except TypeError:  # None mixed with numbers: plotext's own fails, and so does ours (it is plotext's)
+        return
+    assert plotext_speedups._get_line(list(x), list(y)) == expected
+
+
 def test_uninstall_restores_plotexts_own():
     plotext_speedups.uninstall()
     assert _utility.hd_group is not plotext_speedups._hd_group

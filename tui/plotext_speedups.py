@@ -13,6 +13,8 @@ move. ``install()`` swaps in versions that return the same values:
 - ``_utility.fill_data``: the same fill, with the points already filled kept in a set, not a list;
 - ``_utility.join`` (flattening nested lists, called per axis column for the tick marks): a loop that extends
   one list, not a comprehension per level;
+- ``_utility.get_line`` (the cells between two points of a line plot, a few hundred calls a build): the same
+  integer steps without flattening and re-checking the four numbers through three helper calls;
 - ``_utility.hd_group``: remembered for the last few inputs (a pure function of them; copies are returned).
 
 tests/test_plotext_speedups.py checks each against plotext's own on generated inputs and every chart of the
@@ -92,10 +94,32 @@ def _join(data):
     flat = []
     for row in data:
         if type(row) == list:  # noqa: E721 - plotext's own test: list subclasses are kept whole, as there
-            flat += _join(row)
+            if any(type(el) == list for el in row):  # noqa: E721
+                flat += _join(row)
+            else:
+                flat += row
         else:
             flat.append(row)
     return flat
+
+
+def _get_line(x, y):
+    try:
+        x0, x1 = x
+        y0, y1 = y
+    except (TypeError, ValueError):
+        return _ORIGINALS["get_line"](x, y)
+    if not (type(x0) in _NUMBERS and type(x1) in _NUMBERS and type(y0) in _NUMBERS and type(y1) in _NUMBERS):
+        return _ORIGINALS["get_line"](x, y)  # None, strings or nested lists: plotext's own
+    if x0 != x0 or x1 != x1 or y0 != y0 or y1 != y1:  # NaN: plotext leaves the pair as it is
+        return x, y
+    points = int(max(abs(int(x1) - int(x0)), abs(int(y1) - int(y0))) + 1)
+    x_slope = (x1 - x0) / (points - 1) if points > 1 else 0  # plotext's linspace, step for step
+    y_slope = (y1 - y0) / (points - 1) if points > 1 else 0
+    return [[int(x0 + i * x_slope) for i in range(points)], [int(y0 + i * y_slope) for i in range(points)]]
+
+
+_NUMBERS = (int, float)
 
 
 _hd_cache: OrderedDict = OrderedDict()
@@ -129,7 +153,8 @@ def install() -> bool:
                (_utility, "get_fill_boundaries", _get_fill_boundaries),
                (_utility, "fill_data", _fill_data),
                (_utility, "hd_group", _hd_group),
-               (_utility, "join", _join))
+               (_utility, "join", _join),
+               (_utility, "get_line", _get_line))
     if not all(hasattr(owner, name) for owner, name, _ in targets):
         return False
     for owner, name, replacement in targets:
