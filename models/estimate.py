@@ -229,8 +229,14 @@ class OpTiming:
 
     @property
     def limited_by(self) -> str:
-        """``compute``, ``memory`` or ``interconnect``: the largest of the three terms."""
-        terms = np.stack(np.broadcast_arrays(self.memory_s, self.compute_s, self.comm_s))
+        """``compute``, ``memory`` or ``interconnect``: the largest of the three terms (the first listed of those
+        equal; per element for arrays)."""
+        memory_s, compute_s, comm_s = self.memory_s, self.compute_s, self.comm_s
+        if type(memory_s) is float and type(compute_s) is float and type(comm_s) is float \
+                and memory_s == memory_s and compute_s == compute_s and comm_s == comm_s:  # plain numbers, no NaN
+            largest = max(memory_s, compute_s, comm_s)
+            return "memory" if memory_s == largest else "compute" if compute_s == largest else "interconnect"
+        terms = np.stack(np.broadcast_arrays(memory_s, compute_s, comm_s))
         names = np.array(["memory", "compute", "interconnect"])
         picked = names[np.argmax(terms, axis=0)]
         return str(picked) if picked.ndim == 0 else picked

@@ -197,3 +197,17 @@ def test_flash_attention_never_slows_prefill(s):
     fused = replace(s, batching=replace(s.batching, flash_attention=True))
     unfused = replace(s, batching=replace(s.batching, flash_attention=False))
     assert estimate(fused, "bound").prefill.time_s <= estimate(unfused, "bound").prefill.time_s * (1 + 1e-12)
+
+
+term = st.one_of(st.floats(0, 1e3, allow_nan=False), st.just(0.0), st.just(1.0))
+
+
+@given(term, term, term)
+def test_limited_by_of_numbers_is_the_array_rule_for_one_element(memory_s, compute_s, comm_s):
+    """Plain numbers take a shortcut; it must name what the per-element rule names (ties: memory, then compute)."""
+    from roofline.models.estimate import OpTiming
+
+    scalar = OpTiming(op=None, compute_s=compute_s, memory_s=memory_s, comm_s=comm_s, overhead_s=0.0, time_s=0.0)
+    array = OpTiming(op=None, compute_s=np.array([compute_s]), memory_s=np.array([memory_s]),
+                     comm_s=np.array([comm_s]), overhead_s=0.0, time_s=0.0)
+    assert scalar.limited_by == str(array.limited_by[0])

@@ -105,11 +105,11 @@ class OpsTable(ScrollView, can_focus=True):
         if len(old) != len(lines) or len(old[0]) != len(lines[0]):
             self.refresh()
         else:
-            top = int(self.scroll_y)
-            for y in range(self.size.height):
-                index = 0 if y == 0 else top + y
-                if index < len(lines) and lines[index] != old[index]:
-                    self.refresh(Region(0, y, self.size.width, 1))
+            top, width = int(self.scroll_y), self.size.width
+            changed = [Region(0, y, width, 1) for y in range(self.size.height)
+                       if (index := 0 if y == 0 else top + y) < len(lines) and lines[index] != old[index]]
+            if changed:
+                self.refresh(*changed)  # one call for all the rows (each call walks up to the screen)
         if current in self.keys:
             self.cursor_row = self.keys.index(current)
         elif self.cursor_row >= len(self.keys):
