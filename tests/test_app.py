@@ -342,3 +342,23 @@ async def test_the_memory_bar_turns_to_the_error_colour_when_it_stops_fitting():
         assert bar.has_class("-overflow")
         assert {seg.style.color for seg in overflowing if seg.text.strip()} != \
             {seg.style.color for seg in fitting if seg.text.strip()}
+
+
+async def test_verdict_and_memory_bar_grow_and_shrink_with_their_wrapped_lines():
+    """At 184 columns the spec verdict fits one line and the achievable one takes two: only the verdict's own
+    layout request can make room for the second line (nothing else changes size)."""
+    app = _app()
+    async with app.run_test(size=(184, 40)) as pilot:
+        await pilot.pause()
+        heights = []
+        for keys in ("a", "a", "plus plus plus plus plus plus plus plus plus", "p", "minus"):
+            await pilot.press(*keys.split())
+            await pilot.pause()
+            for selector in ("#verdict", "#memory-bar"):
+                widget = app.query_one(selector)
+                wrapped = widget._wrap(widget.content_size.width)
+                assert widget.size.height == len(wrapped), (keys, selector)
+                assert [line.plain.rstrip() for line in wrapped] == \
+                    [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
+            heights.append(app.query_one("#verdict").size.height)
+        assert heights[:2] == [2, 1]

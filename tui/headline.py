@@ -154,12 +154,13 @@ class WrappedText(Widget):
         if (text, markup) == self._source:
             return
         width = self.content_size.width if self.is_mounted else 0
-        rows_before = len(self._wrap(width)) if width else None
+        rows_before = len(self._wrap(width)) if width else 0
         self._source = (text, markup)
         self._text = Text.from_markup(text) if markup else Text(text)
         self._lines = None
         if self.is_mounted:
-            self.refresh(layout=rows_before is None or rows_before != len(self._wrap(width)))
+            # not laid out yet (or hidden): its next layout measures the new text anyway
+            self.refresh(layout=bool(width) and rows_before != len(self._wrap(width)))
 
     def render(self) -> Text:
         return self._text
