@@ -362,3 +362,18 @@ async def test_verdict_and_memory_bar_grow_and_shrink_with_their_wrapped_lines()
                     [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]
             heights.append(app.query_one("#verdict").size.height)
         assert heights[:2] == [2, 1]
+
+
+async def test_headline_and_verdict_follow_an_ancestors_new_background():
+    """An ancestor's style change reaches these widgets as a repaint only; their cached lines must follow it."""
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        headline, verdict = app.query_one(Headline), app.query_one("#verdict")
+        before = (headline.render_line(0), verdict.render_line(0))
+        app.query_one("#results").styles.background = "darkred"
+        await pilot.pause()
+        after = (headline.render_line(0), verdict.render_line(0))
+        for old, new in zip(before, after, strict=True):
+            assert old.text == new.text
+            assert {seg.style.bgcolor for seg in old} != {seg.style.bgcolor for seg in new}

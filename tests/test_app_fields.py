@@ -128,3 +128,18 @@ async def test_a_long_path_scrolls_inside_its_field():
         assert box.scroll_x > 0  # the start scrolled out of the 22-column field, the cursor end in view
         shown = box.render_line(0).text
         assert shown.rstrip().endswith("config.json")
+
+
+async def test_deleting_inside_a_scrolled_path_keeps_the_text_in_view():
+    """The field skips Textual's layout on a change of text width; the scroll must still come back in range."""
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    path = "/very/long/directory/name/for/a/model/checkpoint/config.json"
+    async with app.run_test(size=(160, 50)) as pilot:
+        box = app.query_one("#config_path", Input)
+        box.focus()
+        box.value = path
+        await pilot.press("end", *["left"] * 12, *["delete"] * 12)
+        await pilot.pause()
+        assert box.value == path[:-12]
+        assert 0 <= box.scroll_x <= box.max_scroll_x
+        assert box.render_line(0).text.rstrip().endswith(path[-24:-12])

@@ -78,6 +78,27 @@ def test_fill_data_matches(points, level):
     assert ours == _originals()["fill_data"](list(x), list(y), level, list(markers), list(colours))
 
 
+def test_fill_boundaries_and_fill_with_nan_are_plotexts():
+    nan = float("nan")
+    for x, y in (([0, 0, 0], [nan, 1, 5]), ([0, nan, 1], [1, 2, 3])):
+        ours = plotext_speedups._get_fill_boundaries(list(x), list(y))
+        theirs = _originals()["get_fill_boundaries"](list(x), list(y))
+        assert repr(ours) == repr(theirs)
+    plotext_speedups.uninstall()
+    try:
+        theirs = _utility.fill_data([0, 0, 0], [nan, 1, 5], "internal", ["o"] * 3)
+    finally:
+        plotext_speedups.install()
+    assert repr(_utility.fill_data([0, 0, 0], [nan, 1, 5], "internal", ["o"] * 3)) == repr(theirs)
+
+
+def test_hd_group_of_floats_is_not_answered_from_the_memo_of_ints():
+    assert plotext_speedups._hd_group([2], [2], [2], [4])[0] == [1]
+    floats = plotext_speedups._hd_group([2.0], [2.0], [2], [4])
+    assert floats == _originals()["hd_group"]([2.0], [2.0], [2], [4])
+    assert type(floats[0][0]) is float
+
+
 def test_fill_boundaries_of_nothing_fail_as_plotexts_do():
     with pytest.raises(ValueError):
         plotext_speedups._get_fill_boundaries([], [])

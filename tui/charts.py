@@ -249,10 +249,11 @@ class _Chart(PlotextPlot):
         if self._plain is None:
             styles = self.styles
             self._plain = (not any(edge for edge, _ in styles.border) and not any(edge for edge, _ in styles.outline)
-                           and styles.padding == (0, 0, 0, 0) and not styles.tint.a and self.opacity == 1.0
+                           and styles.padding == (0, 0, 0, 0) and not styles.tint.a
                            and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none")
                            and not self.BLANK)
-        return self._plain and self.size == self.region.size  # no scrollbars either
+        # opacity multiplies down from the ancestors, whose changes do not reach notify_style_update: asked each time
+        return self._plain and self.opacity == 1.0 and self.size == self.region.size  # no scrollbars either
 
     def render_line(self, y: int) -> Strip:
         """One row as a Strip, converted once per change (the line API: a paint of a few changed

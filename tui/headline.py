@@ -82,7 +82,7 @@ class Headline(Widget):
         lines = self._painting if self._painting is not None else self._current_lines()
         return lines[y] if 0 <= y < len(lines) else Strip.blank(self.size.width, self.rich_style)
 
-    _styles: tuple[Style, ...] | None = None  # label, digits, value, delta, the widget's own; until CSS changes
+    _styles: tuple[Style, ...] | None = None  # label, digits, value, delta, the widget's own
 
     def notify_style_update(self) -> None:
         """A theme or CSS change: look the styles up again (per paint they cost more than the lines)."""
@@ -91,9 +91,10 @@ class Headline(Widget):
 
     def _current_lines(self) -> list[Strip]:
         width = self.size.width
-        if self._styles is None:
+        base = self.rich_style  # inherited colours: an ancestor's change does not reach notify_style_update
+        if self._styles is None or self._styles[-1] != base:
             self._styles = tuple(self.get_component_rich_style(name) for name in (
-                "headline--label", "headline--digits", "headline--value", "headline--delta")) + (self.rich_style,)
+                "headline--label", "headline--digits", "headline--value", "headline--delta")) + (base,)
         styles = self._styles
         key = (tuple(self.readings.values()), width, self.compact, styles)
         if self._lines is None or self._lines[0] != key:
@@ -178,16 +179,27 @@ class WrappedText(Widget):
         self._lines = None
         super().notify_style_update()
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """Textual's, with the inherited style looked up once for all the lines (an ancestor's class change
+        reaches this widget as a repaint, not as notify_style_update: the style is part of the lines' key)."""
+        self._paint_base = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_base = None
+
+    _paint_base: Style | None = None
+
     def render_line(self, y: int) -> Strip:
         width = self.content_size.width
-        if self._lines is None or self._lines[0] != (width, self._source):
-            base = self.rich_style
+        base = self._paint_base if self._paint_base is not None else self.rich_style
+        if self._lines is None or self._lines[0] != (width, self._source, base):
             console = self.app.console
             strips = [Strip(list(Segment.apply_style(line.render(console), base))).crop_extend(0, width, base)
                       for line in self._wrap(width)]
-            self._lines = ((width, self._source), strips)
+            self._lines = ((width, self._source, base), strips)
         lines = self._lines[1]
-        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, self.rich_style)
+        return lines[y] if 0 <= y < len(lines) else Strip.blank(width, base)
 
 
 class Verdict(WrappedText):

@@ -58,10 +58,15 @@ class FieldInput(Input):
     asks for a layout of the whole screen when it changes: 64 -> 128 in the batch field cost a layout pass
     (about 10 ms at 160x50) on every third ``+``. A field's region never depends on its text here (its width
     comes from CSS, its height is one row), and scrolling within it reads the virtual size directly, so a repaint
-    is enough.
+    is enough, with the scroll kept in range as the layout would.
     """
 
     virtual_size = Reactive(Size(0, 0), layout=False)
+
+    def watch_virtual_size(self, _old: Size, _new: Size) -> None:
+        """What the skipped layout would have done: keep the scroll within the text (deleting from the middle of
+        a long path shrinks it under the cursor, which does not move)."""
+        self.scroll_x = self.validate_scroll_x(self.scroll_x)
 
 
 def _number_input(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True) -> Input:

@@ -15,7 +15,8 @@ move. ``install()`` swaps in versions that return the same values:
   one list, not a comprehension per level;
 - ``_utility.get_line`` (the cells between two points of a line plot, a few hundred calls a build): the same
   integer steps without flattening and re-checking the four numbers through three helper calls;
-- ``_utility.hd_group``: remembered for the last few inputs (a pure function of them; copies are returned).
+- ``_utility.hd_group``: remembered for the last few inputs of whole numbers (a pure function of them; copies
+  are returned).
 
 tests/test_plotext_speedups.py checks each against plotext's own on generated inputs and every chart of the
 explorer built both ways. Only plotext 5.x is patched (the version textual-plotext needs); anything else is left
@@ -59,7 +60,7 @@ def _insert_element(self, col, row, marker, fullground=None, style=None, backgro
 
 
 def _get_fill_boundaries(x, y):
-    if not x or any(xi != xi for xi in x):  # empty (plotext's raises) or NaN (never equal, not even to itself)
+    if not x or any(v != v for v in (*x, *y)):  # empty (plotext's raises) or NaN (never equal, not even to itself)
         return _ORIGINALS["get_fill_boundaries"](x, y)
     points = [(x[i], y[i]) for i in range(len(x))]  # by index, as plotext's (a shorter y fails the same way)
     lowest: dict = {}
@@ -126,6 +127,8 @@ _hd_cache: OrderedDict = OrderedDict()
 
 
 def _hd_group(x, y, xf, yf):
+    if not all(type(v) is int for v in (*x, *y)):  # the memo's key would take 2.0 for 2: plotext's own, unmemoised
+        return _ORIGINALS["hd_group"](x, y, xf, yf)
     key = (tuple(x), tuple(y), tuple(xf), tuple(yf))
     hit = _hd_cache.get(key)
     if hit is None:
