@@ -44,7 +44,14 @@ class ContextSweep:
     kv_time_share: np.ndarray
 
 
-def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "bound") -> BatchSweep:
+_NOT_GIVEN = object()
+
+
+def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "bound", *,
+                max_batch_that_fits: int | None = None, crossover_batch: int | None | object = _NOT_GIVEN
+                ) -> BatchSweep:
+    """``max_batch_that_fits`` and ``crossover_batch`` (the compute-bound batch, None for never): pass them when
+    already known (the explorer has both for the scenario on screen), else they are computed here."""
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
     step = mean_decode_step_s(scenario, c, batches)
     return BatchSweep(
@@ -52,8 +59,10 @@ def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "b
         step_time_s=step,
         tokens_per_s_per_seq=1.0 / step,
         tokens_per_s=batches / step,
-        max_batch_that_fits=memory_footprint(scenario).max_batch,
-        compute_bound_batch=compute_bound_batch(scenario, estimate_name=estimate_name),
+        max_batch_that_fits=(memory_footprint(scenario).max_batch if max_batch_that_fits is None
+                             else max_batch_that_fits),
+        compute_bound_batch=(compute_bound_batch(scenario, estimate_name=estimate_name)
+                             if crossover_batch is _NOT_GIVEN else crossover_batch),
     )
 
 

@@ -34,7 +34,10 @@ class ExplorerResults:
         """Batch sweep up to twice the largest batch that fits (computed once per estimate)."""
         key = ("batch", achievable)
         if key not in self._sweeps:
-            self._sweeps[key] = batch_sweep(self.scenario, self._batch_range(), "expected" if achievable else "bound")
+            # the memory limit and the crossover are already known here (the headline asks for the crossover)
+            self._sweeps[key] = batch_sweep(self.scenario, self._batch_range(), "expected" if achievable else "bound",
+                                            max_batch_that_fits=self.memory.max_batch,
+                                            crossover_batch=self.compute_bound_batch(achievable))
         return self._sweeps[key]
 
     def carry_over(self, previous: ExplorerResults | None) -> None:
@@ -59,10 +62,7 @@ class ExplorerResults:
         return powers_of_two(min(limit, 1 << 16))
 
     def compute_bound_batch(self, achievable: bool) -> int | None:
-        """The batch from which decode is compute-bound (the batch sweep's, without sweeping when it is not shown)."""
-        sweep = self._sweeps.get(("batch", achievable))
-        if sweep is not None:
-            return sweep.compute_bound_batch
+        """The batch from which decode is compute-bound (searched once; the batch sweep takes it from here)."""
         key = ("crossover", achievable)
         if key not in self._sweeps:
             self._sweeps[key] = compute_bound_batch(self.scenario, estimate_name="expected" if achievable else "bound")
