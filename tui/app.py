@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -32,6 +32,7 @@ from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .footer import LeanFooter
 from .formatting import duration, gib, si
+from .gc_pacing import CollectionPacer
 from .headline import Headline, Verdict, WrappedText
 from .history_charts import callout_lines
 from .limits import FIELD_LIMITS, parse_number
@@ -112,6 +113,7 @@ class RooflineApp(App):
         self._typed_invalid: set[str] = set()  # fields whose text is not an acceptable number
         self._ready_views: set[str] = set()  # lazily mounted views that are in the DOM
         self.live_trail = None  # gpu.live.Trail: the running workload's last points while live counters are on
+        self._collection_pacer = CollectionPacer()  # garbage collection waits for the frame (gc_pacing)
 
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -174,6 +176,16 @@ class RooflineApp(App):
             more = f"\n... and {len(self.catalog.errors) - 5} more" if len(self.catalog.errors) > 5 else ""
             self.notify(f"skipped {len(self.catalog.errors)} preset file(s):\n{shown}{more}", severity="warning",
                         timeout=15)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Keys and clicks reach the app first: from here to the frame that shows their effect, garbage
+        collection waits (tui/gc_pacing.py)."""
+        if isinstance(event, (events.Key, events.MouseDown, events.MouseUp, events.Click)):
+            self._collection_pacer.hold(self.call_after_refresh)
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        self._collection_pacer.release()  # never leave collection off behind us
 
     # ---- the box we run on -----------------------------------------------------------------------
     def _detect_local_hardware(self) -> None:
@@ -385,6 +397,7 @@ class RooflineApp(App):
     # ---- computing and drawing -----------------------------------------------------------------
     def recompute(self) -> None:
         """Rebuild the scenario from the form; keep the last good one on screen if it fails."""
+        self._collection_pacer.hold(self.call_after_refresh)  # palette commands and workers come this way too
         try:
             scenario = build_scenario(self.form, self.catalog)
             results = compute_results(scenario, self.shown_context)
