@@ -356,7 +356,9 @@ async def test_verdict_and_memory_bar_grow_and_shrink_with_their_wrapped_lines()
             await pilot.pause()
             for selector in ("#verdict", "#memory-bar"):
                 widget = app.query_one(selector)
-                wrapped = widget._wrap(widget.content_size.width)
+                wrapped = widget._wrap(widget.content_size.width)  # kept from the change, not wrapped again
+                fresh = widget._text.wrap(app.console, widget.content_size.width)
+                assert [line.plain for line in wrapped] == [line.plain for line in fresh], (keys, selector)
                 assert widget.size.height == len(wrapped), (keys, selector)
                 assert [line.plain.rstrip() for line in wrapped] == \
                     [widget.render_line(y).text.rstrip() for y in range(widget.size.height)]

@@ -147,6 +147,7 @@ class WrappedText(Widget):
         self._source: tuple[str, bool] = ("", False)
         self._text = Text()
         self._lines: tuple[tuple, list[Strip]] | None = None
+        self._wrapped: tuple[tuple, list[Text]] | None = None  # (width, source), the text wrapped to that width
         if text:
             self.show(text, markup=markup)
 
@@ -167,7 +168,13 @@ class WrappedText(Widget):
         return self._text
 
     def _wrap(self, width: int) -> list[Text]:
-        return list(self._text.wrap(self.app.console, max(1, width))) if self._text.plain else [Text()]
+        """The text wrapped to ``width``, worked out once per text and width: a change asks for it to count the
+        lines before and after, and the paint that follows asks again (Rich's wrap costs more than the rest)."""
+        key = (width, self._source)
+        if self._wrapped is None or self._wrapped[0] != key:
+            lines = list(self._text.wrap(self.app.console, max(1, width))) if self._text.plain else [Text()]
+            self._wrapped = (key, lines)
+        return self._wrapped[1]
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
         return max((cell_len(line) for line in self._text.plain.split("\n")), default=0)
