@@ -108,11 +108,6 @@ def mean_decode_step_s(scenario: Scenario, c: Ceilings, batches: Number) -> np.n
     return total
 
 
-def prefill_totals(scenario: Scenario, c: Ceilings, *, batch: Number | None = None) -> PassTotals:
-    b = scenario.batching.batch_size if batch is None else batch
-    return pass_totals(build_ops(scenario, "prefill", batch=b), c)
-
-
 def _idle_reference_flops_per_s(scenario: Scenario, c: Ceilings) -> float:
     """The peak idle-core % is measured against: the spec GEMM peak, or, for GGUF weights under ``bound``, the int8
     peak their GEMMs may run at (so such a step shows 0 % idle at most, never below)."""
@@ -144,15 +139,35 @@ def _phase(t: PassTotals, c: Ceilings, pp: int, idle_reference_flops_per_s: floa
     )
 
 
-def estimate(scenario: Scenario, name: str) -> Estimate:
-    """The ``bound`` or ``expected`` estimate of the scenario's prefill, decode and generation."""
+@dataclass(frozen=True, slots=True)
+class GenerationOps:
+    """The ops of one generation, which do not depend on the estimate: the prefill pass over B prompts, and the
+    decode step at every context of the generation (vectorised over :func:`decode_contexts`)."""
+
+    prefill: list
+    decode_steps: list
+
+
+def generation_ops(scenario: Scenario) -> GenerationOps:
+    b = scenario.batching
+    return GenerationOps(prefill=build_ops(scenario, "prefill", batch=b.batch_size),
+                         decode_steps=build_ops(scenario, "decode", batch=b.batch_size,
+                                                context=decode_contexts(scenario)))
+
+
+def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) -> Estimate:
+    """The ``bound`` or ``expected`` estimate of the scenario's prefill, decode and generation.
+
+    ``ops``: the scenario's :func:`generation_ops`, when already built (both estimates time the same ops).
+    """
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, name)
     pp = scenario.parallelism.pp
     b = scenario.batching
+    ops = generation_ops(scenario) if ops is None else ops
     idle_reference = _idle_reference_flops_per_s(scenario, c)
-    prefill = _phase(prefill_totals(scenario, c), c, pp, idle_reference)
+    prefill = _phase(pass_totals(ops.prefill, c), c, pp, idle_reference)
     contexts = decode_contexts(scenario)
-    per_step = decode_step_totals(scenario, c, batch=b.batch_size, context=contexts)
+    per_step = pass_totals(ops.decode_steps, c)
     # fields that do not depend on the context are scalars: spread them over every step
     steps = PassTotals(**{f: np.broadcast_to(getattr(per_step, f), contexts.shape) for f in PassTotals.__slots__})
     step_times = steps.time_s

@@ -64,3 +64,16 @@ def test_carry_over_does_not_take_a_sweep_over_other_batch_sizes():
     beyond.carry_over(before)
     assert not np.array_equal(beyond.batch_sweep(False).batches, sweep.batches)
     assert beyond.batch_sweep(False).batches[-1] >= 1 << 14
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_both_estimates_from_one_set_of_ops_equal_each_built_alone(form):
+    """compute_results builds the generation's ops once for both estimates and shows its prefill ops as built."""
+    from roofline.models.inference import estimate
+    from roofline.models.ops import build_ops
+
+    for batch in (1, 48):
+        r = _results(form, batch)
+        assert r.bound == estimate(r.scenario, "bound")
+        assert r.expected == estimate(r.scenario, "expected")
+        assert r.prefill_ops == build_ops(r.scenario, "prefill", batch=batch)
