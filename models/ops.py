@@ -431,7 +431,7 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     pp = scenario.parallelism.pp
     if pp > 1:
         ops.append(Op(phase=phase, name="pipeline send", kind="collective", count=pp - 1, flops=0.0,
-                      comm_bytes=tokens * H * b_r))
+                      comm_bytes=tokens * H * b_r, dims=(("T", tokens), ("H", H), ("b_a", b_r))))
     ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H, feeds_gemm=True))
     # logits only for the last position of each sequence, also in prefill
     ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))

@@ -40,10 +40,19 @@ def explain_op(op: Op, c: Ceilings) -> str:
             f"{_n(d['d_qk'] + d['d_v'])} x {_n(d['b_kv'])} B = {si(float(op.kv_read_bytes), 'B')}",
             f"intensity ~ 2 x (h_q / g) / b_kv = {_n(2 * d['h_q'] / d['g'] / d['b_kv'])} FLOP/B, whatever B is",
         ]
-    elif op.kind == "collective" and "tp" in d:
+    elif op.kind == "collective" and {"tp", "T", "H", "b_a"} <= d.keys():  # ring all-reduce of the residual
         lines.append(
             f"sent = 2 (tp - 1) / tp x T x H x b_a = 2 x {_n(d['tp'] - 1)}/{_n(d['tp'])} x {_n(d['T'])} x "
             f"{_n(d['H'])} x {_n(d['b_a'])} B = {si(float(op.comm_bytes), 'B')}")
+    elif op.kind == "collective" and {"tp", "B", "V", "b_a"} <= d.keys():  # all-gather of the last logits
+        lines.append(
+            f"sent = (tp - 1) / tp x B x V x b_a = {_n(d['tp'] - 1)}/{_n(d['tp'])} x {_n(d['B'])} x "
+            f"{_n(d['V'])} x {_n(d['b_a'])} B = {si(float(op.comm_bytes), 'B')}")
+    elif op.kind == "collective" and {"T", "H", "b_a"} <= d.keys():  # a pipeline stage passes its activations on
+        lines.append(f"sent = T x H x b_a = {_n(d['T'])} x {_n(d['H'])} x {_n(d['b_a'])} B"
+                     f" = {si(float(op.comm_bytes), 'B')}")
+    elif op.kind == "collective":
+        lines.append(f"sent {si(float(op.comm_bytes), 'B')}")
     else:
         lines.append(f"FLOPs {si(float(op.flops), 'FLOP')}; weights {si(float(op.weight_bytes), 'B')}, "
                      f"activations {si(float(op.activation_bytes), 'B')}, KV read {si(float(op.kv_read_bytes), 'B')}")

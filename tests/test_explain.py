@@ -1,0 +1,55 @@
+"""Every op the explorer lists can be explained (the ops view shows the formula of the row under the cursor), and a
+collective's formula, evaluated with the dims it substitutes, gives the bytes the model charges for it."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from roofline.models.estimate import ceilings
+from roofline.presets import load_catalog
+from roofline.tui.explain import explain_op
+from roofline.tui.explorer_results import compute_results
+from roofline.tui.formatting import si
+from roofline.tui.scenario_form import ScenarioForm, build_scenario
+
+CATALOG = load_catalog()
+FORMS = {
+    "one device": ScenarioForm(),
+    "tp 4": ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16),
+    "tp 2, pp 2": ScenarioForm(model_ref="llama-3.1-70b", tp=2, pp=2, batch=8),
+    "MoE, tp 2": ScenarioForm(model_ref="mixtral-8x7b", tp=2),
+    "MLA + MoE, tp 8": ScenarioForm(model_ref="deepseek-v3", hardware_id="h200", tp=8, weights="fp8"),
+}
+
+
+def _sent_bytes(dims: dict[str, float]) -> float:
+    """What a collective sends, from its dims, by the formula the explanation states."""
+    if {"tp", "T", "H"} <= dims.keys():
+        return 2 * (dims["tp"] - 1) / dims["tp"] * dims["T"] * dims["H"] * dims["b_a"]
+    if {"tp", "B", "V"} <= dims.keys():
+        return (dims["tp"] - 1) / dims["tp"] * dims["B"] * dims["V"] * dims["b_a"]
+    return dims["T"] * dims["H"] * dims["b_a"]
+
+
+@pytest.mark.parametrize("name", FORMS)
+def test_every_listed_op_is_explained_and_collectives_add_up(name):
+    r = compute_results(build_scenario(FORMS[name], CATALOG))
+    c = ceilings(r.scenario.hardware, r.scenario.precisions.compute_dtype, "bound")
+    collectives = 0
+    for op in (*r.prefill_ops, *r.decode_ops):
+        text = explain_op(op, c)
+        assert text.splitlines()[0].startswith(f"{op.phase} / {op.name}")
+        assert "time = " in text
+        if op.kind == "collective":
+            collectives += 1
+            dims = {k: float(v) for k, v in op.dims}
+            assert math.isclose(_sent_bytes(dims), float(op.comm_bytes), rel_tol=1e-12), op.name
+            assert "sent = " in text and text.split("\n")[1].endswith(f"= {si(float(op.comm_bytes), 'B')}"), text
+    tp, pp = r.scenario.parallelism.tp, r.scenario.parallelism.pp
+    assert (collectives > 0) == (tp > 1 or pp > 1)
+    if pp > 1:
+        assert any(op.name == "pipeline send" for op in r.decode_ops)
+    if tp > 1:
+        assert any(op.name == "all-gather (logits)" for op in r.decode_ops)
