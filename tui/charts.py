@@ -26,6 +26,7 @@ from roofline.models.sweeps import BatchSweep, ContextSweep
 
 from . import plotext_speedups
 from .formatting import si
+from .plain_box import PlainBoxLines
 
 plotext_speedups.install()  # a rebuild per keystroke: plotext's slowest helpers swapped for equal, faster ones
 
@@ -147,7 +148,7 @@ def rows_to_text(rows: list[ChartRow]) -> Text:
         Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
 
 
-class _Chart(PlotextPlot):
+class _Chart(PlainBoxLines, PlotextPlot):
     """A plot redrawn from its last data; a new data set repaints only the rows that changed.
 
     plotext keeps state between builds (ticks, scales), so a figure built twice at two sizes
@@ -213,47 +214,15 @@ class _Chart(PlotextPlot):
         return rows_to_text(self._current_rows())
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The chart's rows for ``crop``, as Textual's styles cache would give them, without passing through it.
-
-        A chart is a plain box (CSS gives it no border, padding, outline, tint, hatch or transparency), so what
-        Textual's styles cache does to a row of it comes down to the app's line filters: applied here directly,
-        a changed row costs less than half as much to paint. Anything else goes through Textual's own path
-        (tests/test_chart_refresh.py compares both). The rows and width are looked up once for all lines.
-        """
+        """The chart's rows for ``crop``; a chart is a plain box, painted past Textual's styles cache (plain_box).
+        The rows and width are looked up once for all lines."""
         self._painting = (self._current_rows(), self.size.width)
         try:
-            if not self._plain_box():
-                return super().render_lines(crop)
-            filters = self.get_line_filters()
-            background = self.background_colors[1]
-            strips = []
-            for y in crop.line_range:
-                strip = self.render_line(y)
-                for line_filter in filters:
-                    strip = strip.apply_filter(line_filter, background)
-                strips.append(strip)
-            if crop.column_span != (0, self.size.width):
-                strips = [strip.crop(*crop.column_span) for strip in strips]
-            return strips
+            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
         finally:
             self._painting = None
 
     _painting: tuple[list[ChartRow], int] | None = None
-    _plain: bool | None = None  # whether the styles leave rows as they are; looked up again when styles change
-
-    def notify_style_update(self) -> None:
-        self._plain = None
-        super().notify_style_update()
-
-    def _plain_box(self) -> bool:
-        if self._plain is None:
-            styles = self.styles
-            self._plain = (not any(edge for edge, _ in styles.border) and not any(edge for edge, _ in styles.outline)
-                           and styles.padding == (0, 0, 0, 0) and not styles.tint.a
-                           and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none")
-                           and not self.BLANK)
-        # opacity multiplies down from the ancestors, whose changes do not reach notify_style_update: asked each time
-        return self._plain and self.opacity == 1.0 and self.size == self.region.size  # no scrollbars either
 
     def render_line(self, y: int) -> Strip:
         """One row as a Strip, converted once per change (the line API: a paint of a few changed

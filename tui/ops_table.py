@@ -19,6 +19,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from .plain_box import PlainBoxLines
+
 LEFT_ALIGNED_COLUMNS = 2  # phase, op name; numbers are right-aligned
 COLUMN_GAP = " "
 
@@ -34,7 +36,7 @@ def format_rows(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), *(line(cells) for cells in rows)]
 
 
-class OpsTable(ScrollView, can_focus=True):
+class OpsTable(PlainBoxLines, ScrollView, can_focus=True):
     """A fixed header line, then one line per row; up/down/page/home/end or a click move the cursor."""
 
     COMPONENT_CLASSES = {"ops-table--header", "ops-table--cursor", "ops-table--odd"}
@@ -119,8 +121,8 @@ class OpsTable(ScrollView, can_focus=True):
         """Textual's, with the width, scroll offsets and styles looked up once for all the lines it asks for
         (per line they cost more than the line: a keystroke repaints every row whose numbers changed)."""
         self._painting = self._paint_context()
-        try:
-            return super().render_lines(crop)
+        try:  # without scrollbars the table is a plain box: painted past Textual's styles cache (plain_box)
+            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
         finally:
             self._painting = None
 
