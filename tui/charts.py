@@ -112,25 +112,26 @@ def _style_for(fullground, style, background, light: bool = False) -> Style:
 ChartRow = tuple[Segment, ...]  # one row of a chart: a segment per run of equally styled cells
 
 
-def matrix_to_rows(matrix, reuse: dict[tuple, ChartRow] | None = None, light: bool = False
+def matrix_to_rows(matrix, previous: tuple[list[tuple], list[ChartRow]] | None = None, light: bool = False
                    ) -> tuple[list[tuple], list[ChartRow]]:
     """A plotext cell matrix as rows of segments (top first), one per run of equally coloured cells.
 
     Segments rather than Rich Text: a changed row goes straight into a Strip, where a Text would be rendered by
     Rich again on every paint (on the batch sweep, where most rows change, that was 10 ms a keystroke).
-    Returns each row's cells (characters, colours, styles, backgrounds) with its segments; ``reuse`` maps the
-    cells of rows already converted to their segments, so rows that did not change are not converted again.
+    Returns each row's cells (plotext's lists of characters, colours, styles, backgrounds) with its segments;
+    ``previous`` is what an earlier call returned (same size and theme): a row whose cells equal those of the
+    same row there takes its segments as they are. Rows are compared in place (list equality, in C), not looked
+    up by content: hashing every row's cells cost more than converting the rows that changed.
     ``light``: a light theme, whose named colours are drawn darker (LIGHT_THEME_COLOURS).
     """
     marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
+    old_cells, old_rows = previous if previous is not None else ((), ())
     cells_by_row, rows = [], []
-    for row in list(matrix.Rows)[::-1]:
-        chars, fgs, sts, bgs = marker[row], fg[row], st[row], bg[row]
-        cells = (tuple(chars), tuple(fgs), tuple(sts), tuple(bgs))
+    for y, row in enumerate(list(matrix.Rows)[::-1]):
+        chars, fgs, sts, bgs = cells = marker[row], fg[row], st[row], bg[row]
         cells_by_row.append(cells)
-        known = reuse.get(cells) if reuse else None
-        if known is not None:
-            rows.append(known)
+        if y < len(old_cells) and old_cells[y] == cells:
+            rows.append(old_rows[y])
             continue
         segments: list[Segment] = []
         start, width = 0, len(chars)
@@ -167,7 +168,8 @@ class _Chart(PlainBoxLines, PlotextPlot):
         super().__init__(**kwargs)
         self._strips: dict[int, Strip] = {}  # row -> its rendered Strip, for the rows shown
         self._strip_style = Style.null()  # the widget's style, looked up when all strips are rebuilt
-        self._cells: list[tuple] = []  # each shown row's plotext cells, to skip converting rows that did not change
+        self._cells: list[tuple] = []  # each shown row's plotext cells (its matrix's row lists, never changed after
+        # the build), to skip converting rows that did not change
 
     def show(self, *args) -> None:
         self._last = args
@@ -188,7 +190,7 @@ class _Chart(PlainBoxLines, PlotextPlot):
     def _build_rows(self, width: int, height: int) -> list[ChartRow]:
         plt = self.plt
         if self._last is not None:
-            plt.clear_figure()
+            plotext_speedups.reset_plot(plt)
             self.draw(*self._last)
         plt.plotsize(width, height)
         plt._set_size(width, height)
@@ -198,8 +200,9 @@ class _Chart(PlainBoxLines, PlotextPlot):
         plt._set_sizes()
         plt._build_matrix()
         same_theme = self._shown is not None and self._shown[0][2] == self.app.theme
-        reuse = dict(zip(self._cells, self._shown[1], strict=False)) if same_theme else None
-        self._cells, rows = matrix_to_rows(plt.monitor.matrix, reuse, light=not self.app.current_theme.dark)
+        same_size = self._shown is not None and self._shown[0][:2] == (width, height)
+        previous = (self._cells, self._shown[1]) if same_theme and same_size else None
+        self._cells, rows = matrix_to_rows(plt.monitor.matrix, previous, light=not self.app.current_theme.dark)
         return rows
 
     def _current_rows(self) -> list[ChartRow]:
