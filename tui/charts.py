@@ -168,8 +168,9 @@ class _Chart(PlainBoxLines, PlotextPlot):
         super().__init__(**kwargs)
         self._strips: dict[int, Strip] = {}  # row -> its rendered Strip, for the rows shown
         self._strip_style = Style.null()  # the widget's style, looked up when all strips are rebuilt
-        self._cells: list[tuple] = []  # each shown row's plotext cells (its matrix's row lists, never changed after
-        # the build), to skip converting rows that did not change
+        # the last build's (width, height, theme), each row's plotext cells (its matrix's row lists, never changed
+        # after the build) and segments: rows whose cells did not change are not converted again
+        self._last_build: tuple[tuple, list[tuple], list[ChartRow]] | None = None
 
     def show(self, *args) -> None:
         self._last = args
@@ -199,10 +200,10 @@ class _Chart(PlainBoxLines, PlotextPlot):
         # turning the matrix into segments directly halves the cost of a redraw.
         plt._set_sizes()
         plt._build_matrix()
-        same_theme = self._shown is not None and self._shown[0][2] == self.app.theme
-        same_size = self._shown is not None and self._shown[0][:2] == (width, height)
-        previous = (self._cells, self._shown[1]) if same_theme and same_size else None
-        self._cells, rows = matrix_to_rows(plt.monitor.matrix, previous, light=not self.app.current_theme.dark)
+        key = (width, height, self.app.theme)
+        previous = self._last_build[1:] if self._last_build is not None and self._last_build[0] == key else None
+        cells, rows = matrix_to_rows(plt.monitor.matrix, previous, light=not self.app.current_theme.dark)
+        self._last_build = (key, cells, rows)
         return rows
 
     def _current_rows(self) -> list[ChartRow]:
