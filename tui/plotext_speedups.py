@@ -95,10 +95,13 @@ def _fill_data(x, y, y0, *other):
 
 
 def _join(data):
+    # plotext's axis drawing joins the few vertical-line columns once per column of the axis (hundreds of calls
+    # a build, each on a short list): the test for nested lists runs in C (types compared by ``in``), not as a
+    # generator per row
     flat = []
     for row in data:
         if type(row) == list:  # noqa: E721 - plotext's own test: list subclasses are kept whole, as there
-            if any(type(el) == list for el in row):  # noqa: E721
+            if list in map(type, row):
                 flat += _join(row)
             else:
                 flat += row
