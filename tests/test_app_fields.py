@@ -85,6 +85,19 @@ async def test_narrow_terminals_show_field_problems_beside_the_fields():
         assert note.display and str(note.render()).startswith("batch: must be between 1 and")
 
 
+async def test_wide_terminals_say_it_once_and_the_inputs_stay_put():
+    """The results' status line is on screen beside the inputs: the note above the inputs would repeat it and push
+    every pane down."""
+    app = RooflineApp(ScenarioForm(), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        top = app.query_one("#hardware-pane").region.y
+        await _type(app, pilot, "batch", "0")
+        assert str(app.query_one("#status", Static).render()).startswith("batch: must be between 1 and")
+        assert not app.query_one("#input-status", Static).display
+        assert app.query_one("#hardware-pane").region.y == top
+
+
 async def test_live_from_another_view_goes_to_the_roofline():
     app = RooflineApp(ScenarioForm(), catalog=CATALOG)
     async with app.run_test(size=(160, 50)) as pilot:
