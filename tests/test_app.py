@@ -109,6 +109,23 @@ async def test_precision_and_flash_attention_controls():
         assert app.results.bound.ttft_s > ttft_fused
 
 
+async def test_a_short_ops_table_keeps_the_cursor_row_in_view_when_the_formula_grows():
+    """At 80x24 the formula below the table takes more rows for some ops: the table shrinks and must scroll."""
+    app = _app(model_ref="deepseek-v3", hardware_id="h200", tp=8, weights="fp8")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("5")
+        await pilot.pause()
+        table = app.query_one("#ops-table", OpsTable)
+        table.focus()
+        for _ in range(table.row_count):
+            await pilot.press("down")
+            await pilot.pause()
+            top = int(table.scroll_y)
+            assert top <= table.cursor_row < top + table.size.height - 1, (table.cursor_row, top, table.size)
+            formula = str(app.query_one("#op-formula", Static).render())
+            assert formula.startswith(table.keys[table.cursor_row].replace("/", " / "))
+
+
 async def test_views_switch_by_number_and_draw():
     app = _app(batch=16)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -131,6 +148,7 @@ async def test_selecting_an_op_shows_its_formula():
         await pilot.press("5")
         await pilot.pause()
         table = app.query_one("#ops-table", OpsTable)
+        assert str(app.query_one("#op-formula", Static).render()).startswith("prefill / embedding")  # the cursor's
         table.focus()
         names = [op.name for op in app.results.prefill_ops]
         table.move_cursor(row=names.index("qkv_proj"))

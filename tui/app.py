@@ -539,8 +539,7 @@ class RooflineApp(App):
         self._op_rows = ops_in_order
         table = self._w("#ops-table", OpsTable)
         table.set_rows(list(OPS_HEADER), rows, keys)
-        if getattr(self, "_formula_shown", False):  # keep the formula's numbers current
-            self._show_formula(table.cursor_row)
+        self._show_formula(table.cursor_row)  # the highlighted row's formula, with this scenario's numbers
 
     @on(OpsTable.RowHighlighted, "#ops-table")
     def _op_highlighted(self, event: OpsTable.RowHighlighted) -> None:
@@ -550,7 +549,6 @@ class RooflineApp(App):
         rows = getattr(self, "_op_rows", [])
         if self.results is None or not 0 <= row < len(rows):
             return
-        self._formula_shown = True
         c = self.results.achievable if self.achievable else self.results.spec
         set_text(self._w("#op-formula", Static), explain_op(rows[row], c))
 

@@ -152,6 +152,10 @@ class OpsTable(PlainBoxLines, ScrollView, can_focus=True):
         self._scroll_cursor_into_view()
         self.post_message(self.RowHighlighted(self, new))
 
+    def on_resize(self, event: events.Resize) -> None:
+        """A shorter table (the formula below it grew) keeps the cursor's row in view."""
+        self._scroll_cursor_into_view()
+
     def _scroll_cursor_into_view(self) -> None:
         body = max(1, self.size.height - 1)
         top = int(self.scroll_y)
