@@ -86,6 +86,8 @@ async def test_e_opens_the_explorer_on_the_slide_and_escape_returns():
         await pilot.press("e")
         await pilot.pause()
         assert not isinstance(app.screen, PresentScreen)
+        # kept while the explorer is up: a removed screen pushed back never painted again (its timers were gone)
+        assert app.present_screen.is_attached and app.is_screen_installed(app.present_screen)
         assert app.form == slide_form and app.results.scenario.batching.batch_size == 64
         await pilot.press("plus")
         assert app.form.batch == 128

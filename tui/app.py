@@ -167,6 +167,9 @@ class RooflineApp(App):
             from .present import PresentScreen, check_deck
 
             self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog)
+            # installed, so that opening the explorer (which pops it) does not remove it: Esc pushes it back, and a
+            # removed screen would come back with its update timer stopped, never painted again
+            self.install_screen(self.present_screen, name="present")
             self.push_screen(self.present_screen)
         if self.catalog.warnings:
             shown = "\n".join(str(w) for w in self.catalog.warnings[:5])
