@@ -397,3 +397,21 @@ async def test_headline_and_verdict_follow_an_ancestors_new_background():
         for old, new in zip(before, after, strict=True):
             assert old.text == new.text
             assert {seg.style.bgcolor for seg in old} != {seg.style.bgcolor for seg in new}
+
+
+def test_intensities_read_at_any_size():
+    from roofline.tui.formatting import flop_per_byte
+
+    assert [flop_per_byte(v) for v in (295.2, 1979.3, 29.53, 1.02, 0.8956, 0.04561)] == \
+        ["295", "1,979", "29.5", "1.02", "0.896", "0.0456"]
+
+
+async def test_a_tiny_peak_shows_its_ridge_not_zero():
+    """3 TFLOP/s against 3.35 TB/s: the ridge is 0.896 FLOP/B, and decode at 1 FLOP/B is compute-bound."""
+    app = _app(peak_override_tflops=3.0)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        verdict = app.query_one("#verdict").render().plain
+        assert "vs ridge 0.896)" in verdict and "compute-bound" in verdict
+        assert "ridge 0.896 FLOP/B" in str(app.query_one("#hardware-figures", Static).render())
+        assert "ridge 0.896 FLOP/B" in app.query_one(RooflineChart).render().plain

@@ -380,3 +380,14 @@ def test_add_detect_parser():
     assert (args.format, args.timeout_s) == ("json", 2.0)
     with pytest.raises(SystemExit):
         parser.parse_args(["detect", "--format", "yaml"])
+
+
+@pytest.mark.parametrize(("value", "message"), [("0", "'0' must be more than 0 and at most 600 seconds"),
+                                                 ("601", "'601' must be more than 0 and at most 600 seconds"),
+                                                 ("soon", "'soon' is not a number")])
+def test_a_bad_timeout_says_what_is_allowed(value, message, capsys):
+    parser = argparse.ArgumentParser(prog="roofline")
+    add_detect_parser(parser.add_subparsers(dest="command"))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["detect", "--timeout", value])
+    assert message in capsys.readouterr().err

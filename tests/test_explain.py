@@ -38,16 +38,19 @@ def test_every_listed_op_is_explained_and_collectives_add_up(name):
     r = compute_results(build_scenario(FORMS[name], CATALOG))
     c = ceilings(r.scenario.hardware, r.scenario.precisions.compute_dtype, "bound")
     collectives = 0
+    pp = r.scenario.parallelism.pp
     for op in (*r.prefill_ops, *r.decode_ops):
-        text = explain_op(op, c)
-        assert text.splitlines()[0].startswith(f"{op.phase} / {op.name}")
+        text = explain_op(op, c, pp)
+        stages = f" across {pp} pipeline stages" if pp > 1 else ""
+        assert text.splitlines()[0] == f"{op.phase} / {op.name}  ({op.kind}, x{op.count} per pass{stages}; " \
+            "figures per device)"
         assert "time = " in text
         if op.kind == "collective":
             collectives += 1
             dims = {k: float(v) for k, v in op.dims}
             assert math.isclose(_sent_bytes(dims), float(op.comm_bytes), rel_tol=1e-12), op.name
             assert "sent = " in text and text.split("\n")[1].endswith(f"= {si(float(op.comm_bytes), 'B')}"), text
-    tp, pp = r.scenario.parallelism.tp, r.scenario.parallelism.pp
+    tp = r.scenario.parallelism.tp
     assert (collectives > 0) == (tp > 1 or pp > 1)
     if pp > 1:
         assert any(op.name == "pipeline send" for op in r.decode_ops)

@@ -31,7 +31,7 @@ from .commands import ScenarioCommands
 from .explain import explain_op
 from .explorer_results import ExplorerResults, compute_results
 from .footer import LeanFooter
-from .formatting import duration, gib, si
+from .formatting import duration, flop_per_byte, gib, si
 from .gc_pacing import CollectionPacer
 from .headline import Headline, Verdict, WrappedText
 from .history_charts import callout_lines
@@ -470,9 +470,10 @@ class RooflineApp(App):
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
         hw, m, c = r.scenario.hardware, r.scenario.model, r.spec
+        ridge = flop_per_byte(c.matmul_flops_per_s / hw.mem_bw_bytes_per_s)
         set_text(self._w("#hardware-figures", Static),
             f"{si(hw.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
-            f"{gib(hw.memory_capacity_bytes)} | ridge {c.matmul_flops_per_s / hw.mem_bw_bytes_per_s:,.0f} FLOP/B")
+            f"{gib(hw.memory_capacity_bytes)} | ridge {ridge} FLOP/B")
         a = m.attention
         moe = f" | {m.moe.num_experts} experts, top-{m.moe.top_k}" if m.moe else ""
         set_text(self._w("#model-summary", Static),
@@ -507,7 +508,7 @@ class RooflineApp(App):
         self._w("#verdict", Verdict).show(
             f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
             f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
-            f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}), {turn}; "
+            f"{flop_per_byte(r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s)}), {turn}; "
             f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}",
             markup=True)
         m = r.memory
@@ -553,7 +554,7 @@ class RooflineApp(App):
         if self.results is None or not 0 <= row < len(rows):
             return
         c = self.results.achievable if self.achievable else self.results.spec
-        set_text(self._w("#op-formula", Static), explain_op(rows[row], c))
+        set_text(self._w("#op-formula", Static), explain_op(rows[row], c, self.results.scenario.parallelism.pp))
 
     def _draw_compare(self, r: ExplorerResults) -> None:
         table = self._w("#compare-table", DataTable)

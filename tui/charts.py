@@ -25,7 +25,7 @@ from roofline.models.ops import Op
 from roofline.models.sweeps import BatchSweep, ContextSweep
 
 from . import plotext_speedups
-from .formatting import si
+from .formatting import flop_per_byte, si
 from .plain_box import PlainBoxLines
 
 plotext_speedups.install()  # a rebuild per keystroke: plotext's slowest helpers swapped for equal, faster ones
@@ -285,7 +285,8 @@ class RooflineChart(_Chart):
             plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
         peak_log = math.log10(max(spec.matmul_flops_per_s, int8_peak or 0.0))
         plt.vline(math.log10(ridge), color="gray")
-        plt.text(f"ridge {ridge:,.0f} FLOP/B", math.log10(ridge), peak_log + 0.35, color="red")  # above the roof
+        # the ridge's value above the roof
+        plt.text(f"ridge {flop_per_byte(ridge)} FLOP/B", math.log10(ridge), peak_log + 0.35, color="red")
         ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
         y_low = math.floor(min(min(ys_all), np.log10(spec.mem_bw_bytes_per_s) + x_low))
         plt.xlim(x_low, x_high)

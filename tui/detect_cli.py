@@ -22,7 +22,7 @@ def _timeout(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not 0 < value <= 600:
-        raise argparse.ArgumentTypeError(f"{text!r} must be between 0 and 600 seconds")
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 600 seconds")
     return value
 
 

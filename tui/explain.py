@@ -13,10 +13,15 @@ def _n(value: float) -> str:
     return f"{value:,.0f}" if value == int(value) else f"{value:,.4g}"
 
 
-def explain_op(op: Op, c: Ceilings) -> str:
-    """Multi-line derivation of one op's FLOPs, bytes and time under ceilings ``c``."""
+def explain_op(op: Op, c: Ceilings, pp: int = 1) -> str:
+    """Multi-line derivation of one op's FLOPs, bytes and time under ceilings ``c``.
+
+    ``pp``: pipeline stages. The count is per pass, over all stages (which run one after another); the figures are
+    one instance's, on one device.
+    """
     d = {k: float(v) for k, v in op.dims}
-    lines = [f"{op.phase} / {op.name}  ({op.kind}, x{op.count} per pass, per device)"]
+    stages = f" across {pp} pipeline stages" if pp > 1 else ""
+    lines = [f"{op.phase} / {op.name}  ({op.kind}, x{op.count} per pass{stages}; figures per device)"]
     if op.kind == "matmul" and {"T", "K", "N"} <= d.keys():
         lines += [
             f"FLOPs = 2 x T x K x N = 2 x {_n(d['T'])} x {_n(d['K'])} x {_n(d['N'])} = {si(float(op.flops), 'FLOP')}",

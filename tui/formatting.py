@@ -33,3 +33,12 @@ def duration(seconds: float) -> str:
 
 def rate(value: float, unit: str = "tok/s") -> str:
     return f"{value:,.1f} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
+
+
+def flop_per_byte(value: float) -> str:
+    """An arithmetic intensity (a ridge, an op's FLOP/B) readable at any size: whole numbers from 100 up (295,
+    1,979), three significant figures below (29.5, 1.02, 0.0456). A fixed number of decimals would show an
+    accelerator given a tiny peak as "ridge 0"."""
+    if not math.isfinite(value) or value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"

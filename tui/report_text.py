@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .formatting import duration, gib, rate, si
+from .formatting import duration, flop_per_byte, gib, rate, si
 
 _ROWS = (
     ("time to first token", lambda e: duration(e["prefill"]["ttft_s"])),
@@ -30,7 +30,7 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
         + (f" (experts {p['expert_weights']})" if p.get("expert_weights") not in (None, p["weights"]) else "")
         + f", activations {p['activations']}, kv {p['kv']}; compute at "
         f"{hw['compute_dtype']} peak {si(hw['peak_flops_per_s'], 'FLOP/s')}, "
-        f"bandwidth {si(hw['mem_bw_bytes_per_s'], 'B/s')}, ridge {hw['ridge_flops_per_byte']:.0f} FLOP/B",
+        f"bandwidth {si(hw['mem_bw_bytes_per_s'], 'B/s')}, ridge {flop_per_byte(hw['ridge_flops_per_byte'])} FLOP/B",
         f"batch {b['batch']}, prompt {b['prompt_tokens']}, output {b['output_tokens']} tokens, "
         f"FlashAttention {'on' if b['flash_attention'] else 'off'}; mean decode context "
         f"{b['mean_decode_context_tokens']:,.0f}",
