@@ -80,9 +80,13 @@ async def test_narrow_terminals_show_field_problems_beside_the_fields():
     app = RooflineApp(ScenarioForm(), catalog=CATALOG)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("i")  # the inputs, in place of the results
-        await _type(app, pilot, "batch", "0")
+        await pilot.pause()
         note = app.query_one("#input-status", Static)
+        assert not note.display  # nothing to say: no blank row above the inputs
+        await _type(app, pilot, "batch", "0")
         assert note.display and str(note.render()).startswith("batch: must be between 1 and")
+        await _type(app, pilot, "batch", "4")
+        assert not note.display
 
 
 async def test_wide_terminals_say_it_once_and_the_inputs_stay_put():

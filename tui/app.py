@@ -396,6 +396,7 @@ class RooflineApp(App):
             text = latest + (f"; {more} more field{'s' if more > 1 else ''} to fix" if more else "")
         for selector in ("#status", "#input-status"):
             set_text(self._w(selector, Static), text or "")
+        self._w("#input-status", Static).set_class(not text, "-empty")  # no blank row above the inputs
 
     # ---- computing and drawing -----------------------------------------------------------------
     def recompute(self) -> None:
