@@ -159,6 +159,7 @@ class RooflineApp(App):
         yield LeanFooter(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
+        self._explorer_screen().call_after_each_frame(self._collection_pacer.frame_painted)
         self._apply_layout_class(self.size.width, self.size.height)
         self.recompute()
         if self.detect_hardware:
@@ -184,7 +185,7 @@ class RooflineApp(App):
         """Keys and clicks reach the app first: from here to the frame that shows their effect, garbage
         collection waits (tui/gc_pacing.py)."""
         if isinstance(event, (events.Key, events.MouseDown, events.MouseUp, events.Click)):
-            self._collection_pacer.hold(self.call_after_refresh)
+            self._collection_pacer.hold()
         await super().on_event(event)
 
     def on_unmount(self) -> None:
@@ -236,10 +237,16 @@ class RooflineApp(App):
     def on_resize(self, event) -> None:
         self._apply_layout_class(event.size.width, event.size.height)
 
+    def _explorer_screen(self) -> ClusteredScreen:
+        """The explorer's own screen, at the bottom of the stack (dialogs and slides go on top of it)."""
+        return self.screen_stack[0]
+
     def _apply_layout_class(self, width: int, height: int) -> None:
-        self.screen.set_class(width < NARROW_WIDTH, "-narrow")
+        # on the explorer's screen, not the one on top: a resize under a dialog must reach the explorer too
+        screen = self._explorer_screen()
+        screen.set_class(width < NARROW_WIDTH, "-narrow")
         self._w("#headline", Headline).compact = width < NARROW_WIDTH  # one line per number instead of digits
-        self.screen.set_class(height < SHORT_HEIGHT, "-short")
+        screen.set_class(height < SHORT_HEIGHT, "-short")
 
     # ---- state changes -------------------------------------------------------------------------
     def watch_form(self, _old: ScenarioForm, _new: ScenarioForm) -> None:
@@ -401,7 +408,7 @@ class RooflineApp(App):
     # ---- computing and drawing -----------------------------------------------------------------
     def recompute(self) -> None:
         """Rebuild the scenario from the form; keep the last good one on screen if it fails."""
-        self._collection_pacer.hold(self.call_after_refresh)  # palette commands and workers come this way too
+        self._collection_pacer.hold()  # palette commands, typing and workers come this way too
         try:
             scenario = build_scenario(self.form, self.catalog)
             results = compute_results(scenario, self.shown_context)

@@ -18,6 +18,8 @@ partial update.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
@@ -41,9 +43,20 @@ def cluster_regions(regions: set[Region] | list[Region]) -> list[Region]:
 
 
 class ClusteredCompositor(Compositor):
-    """A Compositor whose partial updates render only the rows and widgets under each piece of changed regions."""
+    """A Compositor whose partial updates render only the rows and widgets under each piece of changed regions.
+
+    ``after_update``: called each time an update (a frame) has been composed (the explorer's garbage-collection
+    pacing waits for it).
+    """
 
     _visible_parts: list | None = None  # during a partial update: what ``_parts`` returns, worked out once
+    after_update: Callable[[], None] | None = None
+
+    def render_update(self, *args, **kwargs):
+        update = super().render_update(*args, **kwargs)
+        if update is not None and self.after_update is not None:
+            self.after_update()
+        return update
 
     def render_partial_update(self) -> ChopsUpdate | None:
         dirty = set(getattr(self, "_dirty_regions", ()))
@@ -195,3 +208,8 @@ class ClusteredScreen(Screen):
         super().__init__(*args, **kwargs)
         if isinstance(getattr(self, "_compositor", None), Compositor):
             self._compositor = ClusteredCompositor()
+
+    def call_after_each_frame(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` each time a frame of this screen has been composed (None: stop)."""
+        if isinstance(self._compositor, ClusteredCompositor):
+            self._compositor.after_update = callback
