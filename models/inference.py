@@ -144,13 +144,14 @@ class GenerationOps:
     """The ops of one generation, which do not depend on the estimate: the prefill pass over B prompts, and the
     decode step at every context of the generation (vectorised over :func:`decode_contexts`)."""
 
+    scenario: Scenario
     prefill: list
     decode_steps: list
 
 
 def generation_ops(scenario: Scenario) -> GenerationOps:
     b = scenario.batching
-    return GenerationOps(prefill=build_ops(scenario, "prefill", batch=b.batch_size),
+    return GenerationOps(scenario=scenario, prefill=build_ops(scenario, "prefill", batch=b.batch_size),
                          decode_steps=build_ops(scenario, "decode", batch=b.batch_size,
                                                 context=decode_contexts(scenario)))
 
@@ -163,7 +164,10 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
     c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, name)
     pp = scenario.parallelism.pp
     b = scenario.batching
-    ops = generation_ops(scenario) if ops is None else ops
+    if ops is None:
+        ops = generation_ops(scenario)
+    elif ops.scenario is not scenario and ops.scenario != scenario:
+        raise ValueError("estimate: the ops given were built for another scenario")
     idle_reference = _idle_reference_flops_per_s(scenario, c)
     prefill = _phase(pass_totals(ops.prefill, c), c, pp, idle_reference)
     contexts = decode_contexts(scenario)

@@ -33,6 +33,13 @@ def _sent_bytes(dims: dict[str, float]) -> float:
     return dims["T"] * dims["H"] * dims["b_a"]
 
 
+def _evaluate(substituted: str) -> float:
+    """'2 x 3/4 x 16 x 8,192 x 2 B' -> 2 * 3/4 * 16 * 8192 * 2 (digits, '.', ',', ' x ', '/' and '( + )' only)."""
+    expression = substituted.removesuffix(" B").replace(",", "").replace(" x ", " * ")
+    assert set(expression) <= set("0123456789. */()+"), substituted
+    return float(eval(expression))  # noqa: S307 - checked above: numbers and arithmetic only
+
+
 @pytest.mark.parametrize("name", FORMS)
 def test_every_listed_op_is_explained_and_collectives_add_up(name):
     r = compute_results(build_scenario(FORMS[name], CATALOG))
@@ -49,7 +56,10 @@ def test_every_listed_op_is_explained_and_collectives_add_up(name):
             collectives += 1
             dims = {k: float(v) for k, v in op.dims}
             assert math.isclose(_sent_bytes(dims), float(op.comm_bytes), rel_tol=1e-12), op.name
-            assert "sent = " in text and text.split("\n")[1].endswith(f"= {si(float(op.comm_bytes), 'B')}"), text
+            sent = text.split("\n")[1]
+            assert sent.startswith("sent = ") and sent.endswith(f"= {si(float(op.comm_bytes), 'B')}"), text
+            # the numbers the line substitutes, multiplied out as it states them, are the bytes the model charges
+            assert math.isclose(_evaluate(sent.split(" = ")[2]), float(op.comm_bytes), rel_tol=1e-3), sent
     tp = r.scenario.parallelism.tp
     assert (collectives > 0) == (tp > 1 or pp > 1)
     if pp > 1:

@@ -77,3 +77,14 @@ def test_both_estimates_from_one_set_of_ops_equal_each_built_alone(form):
         assert r.bound == estimate(r.scenario, "bound")
         assert r.expected == estimate(r.scenario, "expected")
         assert r.prefill_ops == build_ops(r.scenario, "prefill", batch=batch)
+
+
+def test_ops_of_another_scenario_are_refused():
+    from dataclasses import replace
+
+    from roofline.models.inference import estimate, generation_ops
+
+    one = build_scenario(FORMS[1], CATALOG)
+    other = build_scenario(replace(FORMS[1], batch=64), CATALOG)
+    with pytest.raises(ValueError, match="another scenario"):
+        estimate(one, "bound", generation_ops(other))

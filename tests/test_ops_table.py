@@ -60,5 +60,4 @@ async def test_a_scrolled_table_with_scrollbars_too_and_padding_sends_it_through
         assert _compare(table, "scrolled to the last row") == 2
         table.styles.padding = (0, 1)
         await pilot.pause()
-        assert not table._plain_box()
-        assert _compare(table, "with padding") == 2
+        assert not table._plain_box()  # so render_lines is Textual's own

@@ -36,7 +36,7 @@ def rate(value: float, unit: str = "tok/s") -> str:
 
 
 def flop_per_byte(value: float) -> str:
-    """An arithmetic intensity (a ridge, an op's FLOP/B) readable at any size: whole numbers from 100 up (295,
+    """A ridge point's FLOP/B readable at any size: whole numbers from 100 up (295,
     1,979), three significant figures below (29.5, 1.02, 0.0456). A fixed number of decimals would show an
     accelerator given a tiny peak as "ridge 0"."""
     if not math.isfinite(value) or value >= 100:

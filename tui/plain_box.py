@@ -31,9 +31,9 @@ class PlainBoxLines:
                            and styles.padding == (0, 0, 0, 0) and not styles.tint.a
                            and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none")
                            and not self.BLANK)
-        # opacity multiplies down from the ancestors, whose changes do not reach notify_style_update: asked each time
-        # a plain widget with scrollbars is smaller than its region; a ScrollView is not (the compositor draws its
-        # scrollbars over its rows, which stay Textual's: tests/test_ops_table.py)
+        # Opacity multiplies down from the ancestors, whose changes do not reach notify_style_update, so it is
+        # asked each time. A plain widget with scrollbars is smaller than its region; a ScrollView is not (the
+        # compositor draws its scrollbars over its rows, which stay Textual's: tests/test_ops_table.py).
         return self._plain and self.opacity == 1.0 and self.size == self.region.size
 
     def _plain_lines(self, crop: Region) -> list[Strip]:

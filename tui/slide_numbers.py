@@ -6,7 +6,7 @@ from roofline.models.history import growth
 from roofline.presets.loader import PresetCatalog
 
 from .explorer_results import ExplorerResults
-from .formatting import gib
+from .formatting import flop_per_byte, gib
 
 LABELS = {
     "decode_tokens_per_s_per_seq": "tok/s per user",
@@ -36,7 +36,7 @@ def slide_number(name: str, r: ExplorerResults, catalog: PresetCatalog) -> tuple
     if name == "ttft_ms":
         return LABELS[name], f"{e.ttft_s * 1e3:,.1f}"
     if name == "ridge_flops_per_byte":
-        return LABELS[name], f"{r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s:,.0f}"
+        return LABELS[name], flop_per_byte(r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s)
     if name == "max_batch":
         return LABELS[name], f"{r.memory.max_batch:,}"
     if name == "memory_fit":
