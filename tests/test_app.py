@@ -415,3 +415,17 @@ async def test_a_tiny_peak_shows_its_ridge_not_zero():
         assert "vs ridge 0.896)" in verdict and "compute-bound" in verdict
         assert "ridge 0.896 FLOP/B" in str(app.query_one("#hardware-figures", Static).render())
         assert "ridge 0.896 FLOP/B" in app.query_one(RooflineChart).render().plain
+
+
+async def test_the_headline_refreshes_once_for_all_four_numbers(monkeypatch):
+    app = _app(batch=4)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        headline = app.query_one(Headline)
+        calls = []
+        original = headline.refresh
+        monkeypatch.setattr(headline, "refresh", lambda *a, **k: (calls.append(k), original(*a, **k))[1])
+        await pilot.press("plus")
+        await pilot.pause()
+        assert len(calls) == 1 and _digits(app, "m-aggregate") != "-"
+        assert headline.readings["m-per-seq"].text == f"{app.results.bound.decode.tokens_per_s_per_seq:,.1f}"

@@ -502,13 +502,15 @@ class RooflineApp(App):
         d, bd = e.decode, (base.decode if base else None)
         per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
         headline = self._w("#headline", Headline)
-        headline.show("m-per-seq", per_seq, f"{per_seq:,.1f}", delta(per_seq, bd and bd.tokens_per_s_per_seq))
-        headline.show("m-aggregate", total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
-                      delta(total, bd and bd.tokens_per_s))
         idle = d.phase.idle_core_pct
         idle_delta = "" if bd is None else f"{idle - bd.phase.idle_core_pct:+.1f} pt vs base"
-        headline.show("m-idle", idle, f"{idle:.1f}", idle_delta)
-        headline.show("m-ttft", e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}", delta(e.ttft_s, base and base.ttft_s))
+        headline.show_all({
+            "m-per-seq": (per_seq, f"{per_seq:,.1f}", delta(per_seq, bd and bd.tokens_per_s_per_seq)),
+            "m-aggregate": (total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
+                            delta(total, bd and bd.tokens_per_s)),
+            "m-idle": (idle, f"{idle:.1f}", idle_delta),
+            "m-ttft": (e.ttft_s * 1e3, f"{e.ttft_s * 1e3:,.1f}", delta(e.ttft_s, base and base.ttft_s)),
+        })
         label = "achievable (expected)" if self.achievable else "spec (bound)"
         other_label = "spec bound" if self.achievable else "expected"
         crossover = r.compute_bound_batch(self.achievable)

@@ -57,13 +57,21 @@ class Headline(Widget):
 
     def show(self, metric_id: str, value: float, text: str, delta: str = "") -> None:
         """Show one number (``value`` in digits, shortened; ``text`` exact) and its change (empty: none)."""
-        old = self.readings[metric_id]
-        new = Reading(old.label, _short(value), text, delta)
-        if new == old:
-            return
+        self.show_all({metric_id: (value, text, delta)})
+
+    def show_all(self, numbers: dict[str, tuple[float, str, str]]) -> None:
+        """Show several numbers at once, ``{metric_id: (value, text, delta)}``, with one refresh for all of them
+        (each refresh looks the widget's region up again)."""
         had_delta = any(r.delta for r in self.readings.values())
-        self.readings[metric_id] = new
-        self.refresh(layout=had_delta != any(r.delta for r in self.readings.values()))
+        changed = False
+        for metric_id, (value, text, delta) in numbers.items():
+            old = self.readings[metric_id]
+            new = Reading(old.label, _short(value), text, delta)
+            if new != old:
+                self.readings[metric_id] = new
+                changed = True
+        if changed:
+            self.refresh(layout=had_delta != any(r.delta for r in self.readings.values()))
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return 1 + (1 if self.compact else 3) + (1 if any(r.delta for r in self.readings.values()) else 0)
