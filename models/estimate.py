@@ -113,6 +113,11 @@ class Ceilings:
     spec_matmul_flops_per_s: float
     spec_mem_bw_bytes_per_s: float
 
+    @property
+    def ridge_flops_per_byte(self) -> float:
+        """The roofline's ridge under these ceilings: matmul peak / bandwidth (FLOP/B)."""
+        return self.matmul_flops_per_s / self.mem_bw_bytes_per_s
+
 
 def _collective_latency_s(hw: Hardware) -> float:
     if hw.interconnect_latency_s is not None:

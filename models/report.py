@@ -149,7 +149,7 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
             "compute_dtype": bound.compute_dtype,
             "peak_flops_per_s": bound.matmul_flops_per_s,
             "mem_bw_bytes_per_s": hw.mem_bw_bytes_per_s,
-            "ridge_flops_per_byte": bound.matmul_flops_per_s / hw.mem_bw_bytes_per_s,
+            "ridge_flops_per_byte": bound.ridge_flops_per_byte,
             "memory_capacity_bytes": hw.memory_capacity_bytes,
             "interconnect_bw_bytes_per_s": hw.interconnect_bw_bytes_per_s,
             "source": hw.source,

@@ -478,7 +478,7 @@ class RooflineApp(App):
 
     def _draw_inputs_summary(self, r: ExplorerResults) -> None:
         hw, m, c = r.scenario.hardware, r.scenario.model, r.spec
-        ridge = flop_per_byte(c.matmul_flops_per_s / hw.mem_bw_bytes_per_s)
+        ridge = flop_per_byte(c.ridge_flops_per_byte)
         set_text(self._w("#hardware-figures", Static),
             f"{si(hw.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
             f"{gib(hw.memory_capacity_bytes)} | ridge {ridge} FLOP/B")
@@ -518,7 +518,7 @@ class RooflineApp(App):
         self._w("#verdict", Verdict).show(
             f"[b]{label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
             f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
-            f"{flop_per_byte(r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s)}), {turn}; "
+            f"{flop_per_byte(r.spec.ridge_flops_per_byte)}), {turn}; "
             f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}",
             markup=True)
         m = r.memory

@@ -256,12 +256,12 @@ class RooflineChart(_Chart):
         """``live``: the running workload's recent (log10 FLOP/B, log10 FLOP/s), oldest first."""
         plt = self.plt
         xs_all = points.decode_x + points.prefill_x + [points.step_x] + [x for x, _ in live]
-        ridge = spec.matmul_flops_per_s / spec.mem_bw_bytes_per_s
+        ridge = spec.ridge_flops_per_byte
         x_low = min(-1.0, math.floor(min(xs_all)))
         x_high = max(math.ceil(math.log10(ridge)) + 1.0, math.ceil(max(xs_all)))
         for ceil_, label, color in ((spec, "spec roof", "red"), (achievable, "achievable roof", "gray")):
             # three points: plotext joins them with straight segments (slope, then flat roof)
-            knee = math.log10(ceil_.matmul_flops_per_s / ceil_.mem_bw_bytes_per_s)
+            knee = math.log10(ceil_.ridge_flops_per_byte)
             x = [x_low, knee, x_high]
             roof = [math.log10(ceil_.mem_bw_bytes_per_s) + x_low, math.log10(ceil_.matmul_flops_per_s),
                     math.log10(ceil_.matmul_flops_per_s)]

@@ -36,7 +36,7 @@ def slide_number(name: str, r: ExplorerResults, catalog: PresetCatalog) -> tuple
     if name == "ttft_ms":
         return LABELS[name], f"{e.ttft_s * 1e3:,.1f}"
     if name == "ridge_flops_per_byte":
-        return LABELS[name], flop_per_byte(r.spec.matmul_flops_per_s / r.spec.mem_bw_bytes_per_s)
+        return LABELS[name], flop_per_byte(r.spec.ridge_flops_per_byte)
     if name == "max_batch":
         return LABELS[name], f"{r.memory.max_batch:,}"
     if name == "memory_fit":
