@@ -55,13 +55,9 @@ class Headline(Widget):
         self.readings: dict[str, Reading] = {key: Reading(label) for key, label in HEADLINE_METRICS}
         self._lines: tuple[tuple, list[Strip]] | None = None
 
-    def show(self, metric_id: str, value: float, text: str, delta: str = "") -> None:
-        """Show one number (``value`` in digits, shortened; ``text`` exact) and its change (empty: none)."""
-        self.show_all({metric_id: (value, text, delta)})
-
     def show_all(self, numbers: dict[str, tuple[float, str, str]]) -> None:
-        """Show several numbers at once, ``{metric_id: (value, text, delta)}``, with one refresh for all of them
-        (each refresh looks the widget's region up again)."""
+        """Show numbers, ``{metric_id: (value, text, delta)}``: ``value`` in digits (shortened), ``text`` exact, and
+        the change (empty: none); one refresh for all of them (each refresh looks the widget's region up again)."""
         had_delta = any(r.delta for r in self.readings.values())
         changed = False
         for metric_id, (value, text, delta) in numbers.items():
