@@ -115,23 +115,33 @@ def _idle_reference_flops_per_s(scenario: Scenario, c: Ceilings) -> float:
     return c.integer_gemm_flops_per_s if gguf and c.integer_gemm_flops_per_s else c.spec_matmul_flops_per_s
 
 
-def _phase(t: PassTotals, c: Ceilings, pp: int, idle_reference_flops_per_s: float) -> PhaseEstimate:
-    time_s = float(np.sum(t.time_s))
-    flops = float(np.sum(t.flops))
-    memory_bytes = float(np.sum(t.memory_bytes))
-    compute_s, memory_s = float(np.sum(t.compute_s)), float(np.sum(t.memory_s))
+def _total(value: Number, occurrences: int) -> float:
+    """The sum of a pass total over its ``occurrences`` (an array holds one value per occurrence already; a number is
+    the same in each, so it is multiplied, not spread over an array to be summed)."""
+    if isinstance(value, float | int):
+        return float(value) * occurrences
+    return float(np.sum(np.broadcast_to(value, (occurrences,))))
+
+
+def _phase(t: PassTotals, c: Ceilings, pp: int, idle_reference_flops_per_s: float, occurrences: int = 1
+           ) -> PhaseEstimate:
+    """The phase's figures from its pass totals; ``occurrences``: passes in the phase (decode: one per step)."""
+    time_s = _total(t.time_s, occurrences)
+    flops = _total(t.flops, occurrences)
+    memory_bytes = _total(t.memory_bytes, occurrences)
+    compute_s, memory_s = _total(t.compute_s, occurrences), _total(t.memory_s, occurrences)
     return PhaseEstimate(
         time_s=time_s,
         flops=flops,
         memory_bytes=memory_bytes,
-        weight_bytes=float(np.sum(t.weight_bytes)),
-        kv_read_bytes=float(np.sum(t.kv_read_bytes)),
-        kv_write_bytes=float(np.sum(t.kv_write_bytes)),
-        activation_bytes=float(np.sum(t.activation_bytes)),
+        weight_bytes=_total(t.weight_bytes, occurrences),
+        kv_read_bytes=_total(t.kv_read_bytes, occurrences),
+        kv_write_bytes=_total(t.kv_write_bytes, occurrences),
+        activation_bytes=_total(t.activation_bytes, occurrences),
         compute_s=compute_s,
         memory_s=memory_s,
-        comm_s=float(np.sum(t.comm_s)),
-        overhead_s=float(np.sum(t.overhead_s)),
+        comm_s=_total(t.comm_s, occurrences),
+        overhead_s=_total(t.overhead_s, occurrences),
         idle_core_pct=100.0 * (1.0 - flops / pp / time_s / idle_reference_flops_per_s),
         mbu_pct=100.0 * memory_bytes / pp / time_s / c.spec_mem_bw_bytes_per_s,
         arithmetic_intensity_flops_per_byte=flops / memory_bytes,
@@ -170,11 +180,9 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
         raise ValueError("estimate: the ops given were built for another scenario")
     idle_reference = _idle_reference_flops_per_s(scenario, c)
     prefill = _phase(pass_totals(ops.prefill, c), c, pp, idle_reference)
-    contexts = decode_contexts(scenario)
-    per_step = pass_totals(ops.decode_steps, c)
-    # fields that do not depend on the context are scalars: spread them over every step
-    steps = PassTotals(**{f: np.broadcast_to(getattr(per_step, f), contexts.shape) for f in PassTotals.__slots__})
-    step_times = steps.time_s
+    steps = len(decode_contexts(scenario))
+    per_step = pass_totals(ops.decode_steps, c)  # fields that do not depend on the context are numbers
+    step_times = np.broadcast_to(per_step.time_s, (steps,))
     mean_step = float(np.mean(step_times))
     decode_s = float(np.sum(step_times)) if b.output_tokens > 1 else 0.0
     generation = prefill.time_s + decode_s
@@ -184,7 +192,7 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
         prefill=prefill,
         decode=DecodeEstimate(
             steps=b.output_tokens - 1,
-            phase=_phase(steps, c, pp, idle_reference),
+            phase=_phase(per_step, c, pp, idle_reference, steps),
             step_time_s=mean_step,
             first_step_time_s=float(step_times[0]),
             last_step_time_s=float(step_times[-1]),
@@ -197,8 +205,10 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
 
 
 def mean_decode_context(scenario: Scenario) -> float:
-    """Mean context over the generation's decode steps: P + G/2 (P + 1 when G = 1)."""
-    return float(np.mean(decode_contexts(scenario)))
+    """Mean context over the generation's decode steps: P + G/2 (P + 1 when G = 1), the mean of
+    :func:`decode_contexts` (P+1 .. P+G-1) worked out, not summed."""
+    p, g = scenario.batching.prompt_tokens, scenario.batching.output_tokens
+    return float(p + 1) if g <= 2 else p + g / 2
 
 
 def compute_bound_batch(scenario: Scenario, *, context: float | None = None, estimate_name: str = "bound"

@@ -78,6 +78,12 @@ def kv_cache_bytes_per_sequence_per_device(scenario: Scenario, cached_tokens: in
 
 def activation_bytes_per_device(scenario: Scenario, batch: int) -> float:
     """Workspace of one prefill pass over min(B*P, chunk) tokens, plus the last positions' logits."""
+    return _activation_bytes(_activation_terms(scenario), batch)
+
+
+def _activation_terms(scenario: Scenario) -> tuple[float, int, int, int]:
+    """What the activation workspace is made of, for any batch: (bytes per token in the pass, prompt tokens,
+    vocabulary, TP degree: the logits split over TP)."""
     m, b = scenario.model, scenario.batching
     s = sizes_for(scenario)
     a = m.attention
@@ -88,8 +94,13 @@ def activation_bytes_per_device(scenario: Scenario, batch: int) -> float:
     per_token = (2 * m.hidden_size + max(widths)) * residual_bytes_per_element(s)  # the 16-bit stream
     if not b.flash_attention:  # each query's scores against the prompt, and their softmax
         per_token += 2 * s.q_heads * prompt * s.b_a
+    return per_token, prompt, m.vocab_size, s.tp
+
+
+def _activation_bytes(terms: tuple[float, int, int, int], batch: int) -> float:
+    per_token, prompt, vocab, tp = terms
     tokens = min(batch * prompt, PREFILL_CHUNK_TOKENS)
-    return tokens * per_token + batch * m.vocab_size / s.tp * LOGITS_BYTES_PER_ELEMENT
+    return tokens * per_token + batch * vocab / tp * LOGITS_BYTES_PER_ELEMENT
 
 
 def tp_replicated_weight_bytes_per_device(scenario: Scenario) -> float:
@@ -129,9 +140,10 @@ def memory_footprint(scenario: Scenario) -> MemoryFootprint:
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
     capacity = scenario.hardware.memory_capacity_bytes
     fixed = per_device_weights + RUNTIME_RESERVE_BYTES_PER_DEVICE
+    activation = _activation_terms(scenario)  # the search below asks for some thirty batch sizes
 
     def fits(batch: int) -> bool:
-        return fixed + batch * kv_per_seq + activation_bytes_per_device(scenario, batch) <= capacity
+        return fixed + batch * kv_per_seq + _activation_bytes(activation, batch) <= capacity
 
     if not fits(1):
         max_batch = 0
@@ -141,7 +153,7 @@ def memory_footprint(scenario: Scenario) -> MemoryFootprint:
             mid = (low + high) // 2
             low, high = (mid, high) if fits(mid) else (low, mid)
         max_batch = low
-    act = activation_bytes_per_device(scenario, b.batch_size)
+    act = _activation_bytes(activation, b.batch_size)
     return MemoryFootprint(
         devices=devices,
         capacity_bytes=capacity,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roofline.models.estimate import ceilings
-from roofline.models.inference import decode_step_totals, estimate
+from roofline.models.inference import decode_contexts, decode_step_totals, estimate, mean_decode_context
 from roofline.models.memory import memory_footprint
 from roofline.models.ops import causal_attention_pairs, expected_distinct_experts
 from roofline.models.scenario import Batching
@@ -211,3 +211,25 @@ def test_limited_by_of_numbers_is_the_array_rule_for_one_element(memory_s, compu
     array = OpTiming(op=None, compute_s=np.array([compute_s]), memory_s=np.array([memory_s]),
                      comm_s=np.array([comm_s]), overhead_s=0.0, time_s=0.0)
     assert scalar.limited_by == str(array.limited_by[0])
+
+
+@SETTINGS
+@given(scenarios)
+def test_mean_decode_context_is_the_mean_of_the_steps_contexts(s):
+    """P + G/2 (P + 1 for G <= 2), worked out, equals the mean of the contexts the decode steps attend to."""
+    assert mean_decode_context(s) == float(np.mean(decode_contexts(s)))
+
+
+@SETTINGS
+@given(scenarios, st.sampled_from(["bound", "expected"]))
+def test_decode_phase_totals_are_the_steps_summed_one_by_one(s, name):
+    """The decode phase multiplies a context-independent total by the number of steps: the same as building every
+    step's totals and adding them up (to rounding)."""
+    e = estimate(s, name)
+    c = ceilings(s.hardware, s.precisions.compute_dtype, name)
+    contexts = decode_contexts(s)
+    per_step = decode_step_totals(s, c, batch=s.batching.batch_size, context=contexts)
+    for field in ("time_s", "flops", "memory_bytes", "weight_bytes", "kv_read_bytes", "kv_write_bytes",
+                  "activation_bytes", "compute_s", "memory_s", "comm_s", "overhead_s"):
+        summed = float(np.sum(np.broadcast_to(getattr(per_step, field), contexts.shape)))
+        assert getattr(e.decode.phase, field) == pytest.approx(summed, rel=1e-12), field

@@ -64,6 +64,51 @@ def test_insert_element_writes_the_same_cells(canvas, ops):
         assert getattr(ours, layer) == getattr(theirs, layer), layer
 
 
+strings = st.one_of(st.text(alphabet="ab -", max_size=12), st.lists(st.sampled_from("-+|"), max_size=12))
+string_calls = st.lists(st.tuples(
+    st.integers(-14, 30), st.integers(-14, 16), strings, st.sampled_from([None, "red", 7]),
+    st.sampled_from([None, "bold"]), st.sampled_from([None, "blue"]),
+    st.sampled_from(["left", "center", "right", "dynamic", "bottom", "top"]), st.booleans(), st.booleans(),
+    st.booleans()), max_size=12)
+
+
+def _outcome(function, *args):
+    """What ``function(*args)`` returns, or the type of what it raises."""
+    try:
+        return function(*args)
+    except Exception as err:  # noqa: BLE001 - the drop-in must fail where plotext's fails, in the same way
+        return type(err)
+
+
+def _plotexts(name, *args):
+    """plotext's own string helper, with plotext's own ``insert_element`` (which it calls per cell) in place."""
+    _matrix.matrix_class.insert_element = _originals()["insert_element"]
+    try:
+        return _outcome(_originals()[name], *args)
+    finally:
+        _matrix.matrix_class.insert_element = plotext_speedups._insert_element
+
+
+@given(canvas_areas, string_calls)
+def test_strings_are_written_to_the_same_cells(canvas, calls):
+    """Horizontal and vertical strings, every alignment, the space and canvas checks, rows and columns off the
+    matrix: the same cells, the same answers, the same failures."""
+    ours = _matrix_with(plotext_speedups._set_matrices, 20, 12, canvas, ("black", "white"))
+    theirs = _matrix_with(plotext_speedups._set_matrices, 20, 12, canvas, ("black", "white"))
+    for col, row, string, fg, style, bg, alignment, check_space, check_canvas, vertical in calls:
+        if vertical:
+            args = (col, row, string, fg, style, bg, alignment, check_canvas)
+            mine = _outcome(plotext_speedups._add_vertical_string, ours, *args)
+            plotexts = _plotexts("add_vertical_string", theirs, *args)
+        else:
+            args = (col, row, string, fg, style, bg, alignment, check_space, check_canvas)
+            mine = _outcome(plotext_speedups._add_horizontal_string, ours, *args)
+            plotexts = _plotexts("add_horizontal_string", theirs, *args)
+        assert mine == plotexts, (args, vertical)
+        for layer in ("marker", "fullground", "background", "style"):
+            assert getattr(ours, layer) == getattr(theirs, layer), layer
+
+
 @given(st.lists(st.tuples(st.integers(0, 6), st.integers(-5, 8)), min_size=1, max_size=60))
 def test_fill_boundaries_match(points):
     x, y = [p[0] for p in points], [p[1] for p in points]

@@ -8,6 +8,9 @@ move. ``install()`` swaps in versions that return the same values:
 - ``matrix_class.set_matrices``: the background row by row (canvas colour inside the canvas columns and rows,
   the axes colour outside), not a lambda per cell;
 - ``matrix_class.insert_element``: the same tests and writes, inline;
+- ``matrix_class.add_horizontal_string`` and ``add_vertical_string`` (titles, labels, ticks, axes, legend: some
+  four hundred cells a build, each through a call of ``insert_element``): the cells that pass its tests written
+  as one slice of each layer's row (a column's cells in a loop), after the same placement and space check;
 - ``_utility.get_fill_boundaries``: per point, the lowest y among points with the same x that lie below it
   (its own y when none does), from one pass that keeps each x's lowest y;
 - ``_utility.fill_data``: the same fill, with the points already filled kept in a set, not a list;
@@ -60,6 +63,64 @@ def _insert_element(self, col, row, marker, fullground=None, style=None, backgro
             self.background[row][col] = background
         if style is not None:
             self.style[row][col] = style
+
+
+def _add_horizontal_string(self, col, row, string, fullground=None, style=None, background=None, alignment="left",
+                           check_space=False, check_canvas=False):
+    from plotext import _utility as ut
+
+    length = len(string)
+    if alignment == "left":
+        pass
+    elif alignment == "center":
+        col -= length // 2
+    elif alignment == "right":
+        col -= length - 1
+    else:  # "dynamic": plotext moves the string clear of what the row already holds
+        col = ut.correct_coord(self.get_marker_row(row), string, col)
+    if check_space:
+        first, stop = max(col - 1, 0), min(col + length + 1, self.cols)
+        markers = self.marker[row] if first < stop else ()  # plotext indexes the row only when it looks at a cell
+        if not (all([markers[c] == ut.space for c in range(first, stop)]) and col >= 0 and col + length <= self.cols):
+            return False
+    # insert_element's test, per cell: inside the matrix (and the canvas when asked)
+    cols, rows = self.Cols, self.Rows
+    if row not in rows or (check_canvas and row not in self.Rows_canvas):
+        return True
+    low, high = max(col, cols.start), min(col + length, cols.stop)
+    if check_canvas:
+        low, high = max(low, self.Cols_canvas.start), min(high, self.Cols_canvas.stop)
+    if low < high:
+        cells = slice(low, high)
+        self.marker[row][cells] = list(string[low - col:high - col])
+        if fullground is not None:
+            self.fullground[row][cells] = [fullground] * (high - low)
+        if background is not None:
+            self.background[row][cells] = [background] * (high - low)
+        if style is not None:
+            self.style[row][cells] = [style] * (high - low)
+    return True
+
+
+def _add_vertical_string(self, col, row, string, fullground=None, style=None, background=None, alignment="bottom",
+                         check_canvas=False):
+    length = len(string)
+    row = row if alignment == "bottom" else row - length // 2 if alignment == "center" else row - length + 1
+    cols, rows = self.Cols, self.Rows
+    if col not in cols or (check_canvas and col not in self.Cols_canvas):
+        return
+    low, high = max(row, rows.start), min(row + length, rows.stop)
+    if check_canvas:
+        low, high = max(low, self.Rows_canvas.start), min(high, self.Rows_canvas.stop)
+    marker, fg, st, bg = self.marker, self.fullground, self.style, self.background
+    for r in range(low, high):
+        marker[r][col] = string[r - row]
+        if fullground is not None:
+            fg[r][col] = fullground
+        if background is not None:
+            bg[r][col] = background
+        if style is not None:
+            st[r][col] = style
 
 
 def _get_fill_boundaries(x, y):
@@ -180,6 +241,8 @@ def install() -> bool:
         return False
     targets = ((_matrix.matrix_class, "set_matrices", _set_matrices),
                (_matrix.matrix_class, "insert_element", _insert_element),
+               (_matrix.matrix_class, "add_horizontal_string", _add_horizontal_string),
+               (_matrix.matrix_class, "add_vertical_string", _add_vertical_string),
                (_utility, "get_fill_boundaries", _get_fill_boundaries),
                (_utility, "fill_data", _fill_data),
                (_utility, "hd_group", _hd_group),
@@ -200,6 +263,7 @@ def uninstall() -> None:
     from plotext import _matrix, _utility
 
     for name, original in _ORIGINALS.items():
-        setattr(_matrix.matrix_class if name in ("set_matrices", "insert_element") else _utility, name, original)
+        owner = _matrix.matrix_class if hasattr(_matrix.matrix_class, name) else _utility
+        setattr(owner, name, original)
     _ORIGINALS.clear()
     _hd_cache.clear()
