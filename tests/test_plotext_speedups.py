@@ -115,12 +115,29 @@ def test_fill_boundaries_match(points):
     assert plotext_speedups._get_fill_boundaries(x, y) == _originals()["get_fill_boundaries"](x, y)
 
 
-@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-5, 8), st.sampled_from("ox"), st.sampled_from("rg")),
-                min_size=1, max_size=60), st.one_of(st.integers(-3, 5), st.just("internal")))
+@given(st.lists(st.tuples(st.integers(0, 6), st.integers(-5, 8), st.sampled_from("ox"), st.sampled_from("rg"),
+                          st.sampled_from([None, "bold"])), min_size=1, max_size=60),
+       st.one_of(st.integers(-3, 5), st.just("internal")))
 def test_fill_data_matches(points, level):
-    x, y, markers, colours = ([p[i] for p in points] for i in range(4))
-    ours = plotext_speedups._fill_data(list(x), list(y), level, list(markers), list(colours))
-    assert ours == _originals()["fill_data"](list(x), list(y), level, list(markers), list(colours))
+    x, y, markers, colours, styles = ([p[i] for p in points] for i in range(5))
+    ours = plotext_speedups._fill_data(list(x), list(y), level, list(markers), list(colours), list(styles))
+    assert ours == _originals()["fill_data"](list(x), list(y), level, list(markers), list(colours), list(styles))
+
+
+@given(st.lists(st.tuples(st.integers(-3, 9), st.integers(-3, 9), st.sampled_from("ox"), st.sampled_from("rg"),
+                          st.sampled_from([None, "bold"])), max_size=40), st.integers(0, 7), st.integers(0, 7))
+def test_remove_outsiders_keeps_the_same_points(points, width, height):
+    x, y, markers, colours, styles = ([p[i] for p in points] for i in range(5))
+    ours = plotext_speedups._remove_outsiders(x, y, width, height, markers, colours, styles)
+    assert ours == _originals()["remove_outsiders"](x, y, width, height, markers, colours, styles)
+
+
+def test_short_or_missing_lists_fail_or_pass_as_plotexts_do():
+    """A list shorter than the points, or none besides x and y: plotext's own answer (or failure)."""
+    for drop_in, name, args in ((plotext_speedups._remove_outsiders, "remove_outsiders", ([0, 1], [0, 1], 3, 3)),
+                                (plotext_speedups._fill_data, "fill_data", ([0, 1], [2, 3], 0))):
+        for other in ((), (["o"],)):
+            assert _outcome(drop_in, *args, *other) == _outcome(_originals()[name], *args, *other), (name, other)
 
 
 def test_fill_boundaries_and_fill_with_nan_are_plotexts():
@@ -180,6 +197,32 @@ def test_get_line_steps_as_plotexts(x, y):
     except TypeError:  # None mixed with numbers: plotext's own fails, and so does ours (it is plotext's)
         return
     assert plotext_speedups._get_line(list(x), list(y)) == expected
+
+
+values = st.one_of(st.floats(-1e6, 1e6), st.integers(-10**6, 10**6), st.none(), st.just(float("nan")),
+                   st.just(float("inf")))
+
+
+@given(st.lists(values, max_size=30), st.tuples(st.one_of(st.floats(-1e3, 1e3), st.integers(-50, 50)),
+                                                st.one_of(st.floats(-1e3, 1e3), st.integers(-50, 50))),
+       st.integers(0, 400))
+def test_matrix_data_is_plotexts(data, lim, bins):
+    """Canvas cells of values (ints, floats, None, NaN, infinity) over any limits (equal limits fail alike)."""
+    ours = _outcome(plotext_speedups._get_matrix_data, list(data), list(lim), bins)
+    theirs = _outcome(_originals()["get_matrix_data"], list(data), list(lim), bins)
+    assert repr(ours) == repr(theirs)
+
+
+def test_matrix_data_rounds_halves_as_plotext_does():
+    """Values that land on .5 (and a hair below, which plotext's 8-digit rounding lifts) across a canvas, and values
+    whose 8-digit rounding meets a half exactly at a cell's edge (k - 0.5e-8: halves go up, into cell k)."""
+    data = [i / 8 for i in range(-40, 41)] + [0.49999999999, 2.4999999999, 1e-9]
+    for bins in (2, 3, 9, 117):
+        assert plotext_speedups._get_matrix_data(data, [-5, 5], bins) == \
+            _originals()["get_matrix_data"](data, [-5, 5], bins)
+    edges = [k - 0.5 - 0.5e-8 for k in range(1, 5)]
+    assert plotext_speedups._get_matrix_data(edges, [0, 1], 2) == [1, 2, 3, 4]
+    assert _originals()["get_matrix_data"](edges, [0, 1], 2) == [1, 2, 3, 4]
 
 
 def test_uninstall_restores_plotexts_own():
