@@ -14,6 +14,8 @@ from textual.renderables.digits import Digits as DigitsRenderable
 from textual.strip import Strip
 from textual.widget import Widget
 
+from .plain_box import PlainBoxLines
+
 
 def _short(value: float) -> str:
     """Digits-friendly: 4 significant figures, thousands as k."""
@@ -38,7 +40,7 @@ HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-aggregate", "aggregat
                     ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms"))
 
 
-class Headline(Widget):
+class Headline(PlainBoxLines, Widget):
     """The four headline numbers side by side, drawn by one widget.
 
     Each column shows a label, the number in three-row digits (Textual's glyphs) or, when ``compact`` (narrow
@@ -48,6 +50,7 @@ class Headline(Widget):
     """
 
     COMPONENT_CLASSES = {"headline--label", "headline--digits", "headline--value", "headline--delta"}
+    PLAIN_SIDE_PADDING = True
     compact: reactive[bool] = reactive(False, layout=True)
 
     def __init__(self, **kwargs) -> None:
@@ -73,10 +76,11 @@ class Headline(Widget):
         return 1 + (1 if self.compact else 3) + (1 if any(r.delta for r in self.readings.values()) else 0)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's, with the lines built (or found) once for all the rows it asks ``render_line`` for."""
+        """The lines built (or found) once for all the rows of ``crop``; painted as a plain box (plain_box) when
+        the styles allow, else through Textual's styles cache."""
         self._painting = self._current_lines()
         try:
-            return super().render_lines(crop)
+            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
         finally:
             self._painting = None
 
@@ -131,7 +135,7 @@ class Headline(Widget):
         return lines
 
 
-class WrappedText(Widget):
+class WrappedText(PlainBoxLines, Widget):
     """A few lines of text wrapped to the widget's width, drawn through the line API.
 
     For text that changes on every keystroke (the verdict, the memory bar): the wrapped lines are built once per
@@ -139,6 +143,7 @@ class WrappedText(Widget):
     ``render()`` returns the Rich Text shown (what tests and screen readers of the DOM look at).
     """
 
+    PLAIN_SIDE_PADDING = True
     DEFAULT_CSS = """
     WrappedText {
         width: 1fr;
@@ -191,11 +196,12 @@ class WrappedText(Widget):
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """Textual's, with the inherited style looked up once for all the lines (an ancestor's class change
-        reaches this widget as a repaint, not as notify_style_update: the style is part of the lines' key)."""
+        """The inherited style looked up once for all the lines (an ancestor's class change reaches this widget as
+        a repaint, not as notify_style_update: the style is part of the lines' key); painted as a plain box
+        (plain_box) when the styles allow, else through Textual's styles cache."""
         self._paint_base = self.rich_style
         try:
-            return super().render_lines(crop)
+            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
         finally:
             self._paint_base = None
 

@@ -1,51 +1,76 @@
 """Rows of a plain box, painted without passing through Textual's styles cache.
 
-A widget that CSS gives no border, padding, outline, tint, hatch, text opacity or transparency, and whose size is
-its region's, is a plain box: what Textual's styles cache does to each of its rows comes down to the app's line
-filters (the truecolor conversion of ANSI colours), as long as its rows carry no links (the cache restyles a
-hovered link; these widgets' rows have none). Applied here directly, a changed row costs a fraction of the
-cache's per-row work, which matters for widgets whose rows mostly change on a keystroke (charts, the ops table).
-Anything else goes through Textual's own path; tests/test_chart_refresh.py and tests/test_ops_table.py compare
-both, strip for strip.
+A widget that CSS gives no border, outline, tint, hatch, text opacity, transparency or padding above and below,
+and no scrollbars, is a plain box: what Textual's styles cache does to each of its rows comes down to padding it
+left and right with blanks in the widget's background and the app's line filters (the truecolor conversion of
+ANSI colours), as long as its rows carry no links (the cache restyles a hovered link; these widgets' rows have
+none). Applied here directly, a changed row costs a fraction of the cache's per-row work, which matters for
+widgets whose rows mostly change on a keystroke (charts, the ops table, the headline numbers and the verdict).
+Anything else goes through Textual's own path; tests/test_chart_refresh.py, tests/test_ops_table.py and
+tests/test_headline.py compare both, strip for strip.
 """
 
 from __future__ import annotations
 
+from rich.segment import Segment
 from textual.geometry import Region
 from textual.strip import Strip
+from textual.style import Style
 
 
 class PlainBoxLines:
     """Mixin for line-API widgets (``render_line``): ``_plain_lines(crop)`` when ``_plain_box()``."""
 
-    _plain: bool | None = None  # whether the styles leave rows as they are; looked up again when styles change
+    # whether the styles leave rows as they are, and the styles' change counter it was worked out for: a stylesheet
+    # change comes through notify_style_update, one made in code (widget.styles.x = ...) only through the counter
+    _plain: tuple[object, bool] | None = None
+    # left and right padding painted here too (the text widgets); a ScrollView keeps padding to Textual's path
+    PLAIN_SIDE_PADDING = False
 
     def notify_style_update(self) -> None:
         self._plain = None
         super().notify_style_update()
 
     def _plain_box(self) -> bool:
-        if self._plain is None:
-            styles = self.styles
-            self._plain = (not any(edge for edge, _ in styles.border) and not any(edge for edge, _ in styles.outline)
-                           and styles.padding == (0, 0, 0, 0) and not styles.tint.a
+        styles = self.styles
+        version = getattr(styles, "_cache_key", None)  # Textual's "changes when any style is changed"
+        if self._plain is None or version is None or self._plain[0] != version:
+            top, right, bottom, left = styles.padding
+            padding_allowed = top == bottom == 0 and (self.PLAIN_SIDE_PADDING or left == right == 0)
+            self._plain = (version, not any(edge for edge, _ in styles.border)
+                           and not any(edge for edge, _ in styles.outline)
+                           and padding_allowed and not styles.tint.a
                            and styles.text_opacity == 1.0 and (not styles.has_rule("hatch") or styles.hatch == "none")
                            and not self.BLANK)
         # Opacity multiplies down from the ancestors, whose changes do not reach notify_style_update, so it is
-        # asked each time. A plain widget with scrollbars is smaller than its region; a ScrollView is not (the
-        # compositor draws its scrollbars over its rows, which stay Textual's: tests/test_ops_table.py).
-        return self._plain and self.opacity == 1.0 and self.size == self.region.size
+        # asked each time. A plain widget with scrollbars is smaller than its region and its padding; a ScrollView
+        # is not (the compositor draws its scrollbars over its rows, which stay Textual's: tests/test_ops_table.py).
+        if not self._plain[1] or self.opacity != 1.0:
+            return False
+        _, right, _, left = self.styles.padding
+        width, height = self.size
+        return (left + width + right, height) == self.region.size
 
     def _plain_lines(self, crop: Region) -> list[Strip]:
-        """``render_line`` for each row of ``crop``, through the app's line filters, cropped to its columns."""
+        """``render_line`` for each row of ``crop``, padded left and right in the widget's background (as Textual
+        pads content, to the content width first), through the app's line filters, cropped to its columns."""
         filters = self.get_line_filters()
-        background = self.background_colors[1]
+        base_background, background = self.background_colors
+        _, right, _, left = self.styles.padding
+        width = self.region.width
+        if left or right:
+            inner = Style(background=base_background + background).rich_style
+            content_width = width - left - right
+            left_blank = [Segment(" " * left, inner)] if left else []
+            right_blank = [Segment(" " * right, inner)] if right else []
         strips = []
         for y in crop.line_range:
             strip = self.render_line(y)
+            if left or right:
+                strip = Strip([*left_blank, *strip.adjust_cell_length(content_width, inner), *right_blank], width)
             for line_filter in filters:
                 strip = strip.apply_filter(line_filter, background)
             strips.append(strip)
-        if crop.column_span != (0, self.size.width):
+        if crop.column_span != (0, width):
             strips = [strip.crop(*crop.column_span) for strip in strips]
         return strips
