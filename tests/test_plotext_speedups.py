@@ -225,6 +225,26 @@ def test_matrix_data_rounds_halves_as_plotext_does():
     assert _originals()["get_matrix_data"](edges, [0, 1], 2) == [1, 2, 3, 4]
 
 
+line_points = st.lists(st.one_of(st.integers(-40, 40), st.floats(-40, 40), st.just(float("nan"))), max_size=12)
+
+
+@given(line_points, line_points, st.lists(st.sampled_from("ox"), max_size=14), st.lists(st.sampled_from("rg"),
+                                                                                       max_size=14))
+def test_get_lines_joins_points_as_plotexts(x, y, markers, colours):
+    """Whole numbers (what canvas cells are), floats and NaN; marker and colour lists shorter or longer than the
+    points: the same cells and lists, or the same failure."""
+    ours = _outcome(plotext_speedups._get_lines, list(x), list(y), list(markers), list(colours))
+    theirs = _outcome(_originals()["get_lines"], list(x), list(y), list(markers), list(colours))
+    assert repr(ours) == repr(theirs)
+
+
+@given(st.lists(st.tuples(st.integers(-60, 60), st.integers(-60, 60)), min_size=1, max_size=20))
+def test_get_lines_of_canvas_cells_is_plotexts(points):
+    x, y = [p[0] for p in points], [p[1] for p in points]
+    markers, colours = ["o"] * len(x), ["red"] * len(x)
+    assert plotext_speedups._get_lines(x, y, markers, colours) == _originals()["get_lines"](x, y, markers, colours)
+
+
 def test_uninstall_restores_plotexts_own():
     plotext_speedups.uninstall()
     assert _utility.hd_group is not plotext_speedups._hd_group

@@ -23,6 +23,8 @@ move. ``install()`` swaps in versions that return the same values:
   arithmetic and plotext's rounding written out in one loop, not three function calls per value;
 - ``_utility.get_line`` (the cells between two points of a line plot, a few hundred calls a build): the same
   integer steps without flattening and re-checking the four numbers through three helper calls;
+- ``_utility.get_lines`` (a line plot's cells, segment by segment): a segment between whole numbers stepped inline,
+  and the markers and colours elongated list by list rather than regrouped per point and back;
 - ``_utility.hd_group``: remembered for the last few inputs of whole numbers (a pure function of them; copies
   are returned).
 
@@ -228,6 +230,37 @@ def _get_line(x, y):
 _NUMBERS = (int, float)
 
 
+def _get_lines(x, y, *other):
+    # the cells of a line plot: each segment's cells but its last, then the last point; the markers and colours
+    # elongated list by list (plotext regroups them per point and back); a segment between two whole numbers
+    # (what get_matrix_data gives) stepped here, anything else through get_line
+    from plotext import _utility as ut
+
+    if not x or not other or len(y) < len(x) or min(map(len, other)) < len(x):
+        return _ORIGINALS["get_lines"](x, y, *other)  # nothing to join, or lists plotext's own would trip on
+    xl, yl = [], []
+    ol = [[] for _ in other]
+    for n in range(len(x) - 1):
+        x0, x1, y0, y1 = x[n], x[n + 1], y[n], y[n + 1]
+        if type(x0) is int and type(x1) is int and type(y0) is int and type(y1) is int:
+            steps = max(abs(x1 - x0), abs(y1 - y0))  # get_line's points - 1: the cells before the segment's end
+            if steps:
+                x_slope, y_slope = (x1 - x0) / steps, (y1 - y0) / steps
+                xl += [int(x0 + i * x_slope) for i in range(steps)]
+                yl += [int(y0 + i * y_slope) for i in range(steps)]
+        else:
+            xn, yn = ut.get_line([x0, x1], [y0, y1])
+            steps = len(xn[:-1])
+            xl += xn[:-1]
+            yl += yn[:-1]
+        if steps:
+            for elongated, values in zip(ol, other, strict=True):
+                elongated += [values[n]] * steps
+    last = min(map(len, other)) - 1  # plotext's last group of the (truncated) other lists
+    return [xl + [x[-1]], yl + [y[-1]]] + [elongated + [values[last]] for elongated, values in zip(ol, other,
+                                                                                                   strict=True)]
+
+
 _hd_cache: OrderedDict = OrderedDict()
 
 
@@ -287,7 +320,8 @@ def install() -> bool:
                (_utility, "hd_group", _hd_group),
                (_utility, "join", _join),
                (_utility, "get_matrix_data", _get_matrix_data),
-               (_utility, "get_line", _get_line))
+               (_utility, "get_line", _get_line),
+               (_utility, "get_lines", _get_lines))
     if not all(hasattr(owner, name) for owner, name, _ in targets):
         return False
     for owner, name, replacement in targets:
