@@ -122,7 +122,7 @@ async def test_a_short_ops_table_keeps_the_cursor_row_in_view_when_the_formula_g
             await pilot.pause()
             top = int(table.scroll_y)
             assert top <= table.cursor_row < top + table.size.height - 1, (table.cursor_row, top, table.size)
-            formula = str(app.query_one("#op-formula", Static).render())
+            formula = str(app.query_one("#op-formula").render())
             assert formula.startswith(table.keys[table.cursor_row].replace("/", " / "))
 
 
@@ -148,18 +148,18 @@ async def test_selecting_an_op_shows_its_formula():
         await pilot.press("5")
         await pilot.pause()
         table = app.query_one("#ops-table", OpsTable)
-        assert str(app.query_one("#op-formula", Static).render()).startswith("prefill / embedding")  # the cursor's
+        assert str(app.query_one("#op-formula").render()).startswith("prefill / embedding")  # the cursor's
         table.focus()
         names = [op.name for op in app.results.prefill_ops]
         table.move_cursor(row=names.index("qkv_proj"))
         await pilot.pause()
-        text = str(app.query_one("#op-formula", Static).render())
+        text = str(app.query_one("#op-formula").render())
         assert "FLOPs = 2 x T x K x N = 2 x 8,192 x 4,096 x 6,144" in text
         # a batch change keeps the cursor on the op and the formula's numbers follow
         await pilot.press("plus")
         await pilot.pause()
         assert table.keys[table.cursor_row] == "prefill/qkv_proj"
-        text = str(app.query_one("#op-formula", Static).render())
+        text = str(app.query_one("#op-formula").render())
         assert "FLOPs = 2 x T x K x N = 2 x 16,384 x 4,096 x 6,144" in text
         # keys move the cursor, and every row of the model is listed once
         await pilot.press("down")

@@ -146,7 +146,8 @@ class RooflineApp(App):
                     # Views that start hidden are mounted just after the first frame (start-up time)
                     with TabPane("5 Ops", id="ops"), Lazy(ViewBody("ops")):
                         yield OpsTable(id="ops-table")
-                        yield Static("select an op to see its formulas", id="op-formula")
+                        # a few lines that change on every keystroke: drawn as the verdict is, not as a Static
+                        yield WrappedText("select an op to see its formulas", id="op-formula")
                     with TabPane("6 Compare", id="compare"), Lazy(ViewBody("compare")):
                         yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
                     with TabPane("7 History", id="history"), Lazy(ViewBody("history")):
@@ -568,7 +569,7 @@ class RooflineApp(App):
         if self.results is None or not 0 <= row < len(rows):
             return
         c = self.results.achievable if self.achievable else self.results.spec
-        set_text(self._w("#op-formula", Static), explain_op(rows[row], c, self.results.scenario.parallelism.pp))
+        self._w("#op-formula", WrappedText).show(explain_op(rows[row], c, self.results.scenario.parallelism.pp))
 
     def _draw_compare(self, r: ExplorerResults) -> None:
         table = self._w("#compare-table", DataTable)

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from textual._compositor import ChopsUpdate, Compositor
 from textual.geometry import Region
 from textual.screen import Screen
+from textual.strip import Strip
 
 
 def cluster_regions(regions: set[Region] | list[Region]) -> list[Region]:
@@ -85,8 +86,10 @@ class ClusteredCompositor(Compositor):
                         for piece in self._pieces(update_regions, screen_region)]
         finally:
             self._visible_parts = None
-        # A chop is taken from a piece it overlaps. Textual also writes the (empty) chop that starts where a span
-        # ends, so such a chop is taken from a piece it touches, once no piece overlapping it has supplied it.
+        # A chop is taken from a piece it overlaps. Textual also writes the chop that starts where a span ends: a
+        # cursor move and none of its cells (ChopsUpdate stops at the span's end). Such a chop is taken from a piece
+        # it touches, once no piece overlapping it has supplied it, and the one at a piece's right edge, which no
+        # span enters (spans lie inside pieces), may be any strip: its widget need not be rendered for it.
         for touching in (False, True):
             for piece, chops_of_piece in rendered:
                 x0, x1 = piece.x, piece.right
@@ -97,6 +100,8 @@ class ClusteredCompositor(Compositor):
                             continue
                         if touching or x < x1:
                             line[x] = strip
+                    if touching and x1 in line and line[x1] is None:
+                        line[x1] = _EDGE_CHOP
         chop_ends = [cut_set[1:] for cut_set in cuts]
         return ChopsUpdate(chops, spans, chop_ends)
 
@@ -156,9 +161,11 @@ class ClusteredCompositor(Compositor):
         Widgets come front to back and the first strip to fill a chop wins, so a widget whose rows in ``crop``
         are already covered by widgets in front of it would render for nothing: it is skipped (a container under
         its children, a tab pane under its chart). Only the columns whose chops the piece supplies count (those
-        it spans and the chop starting at its right edge; chops never straddle a widget's edge, so a widget
-        covering a column covers that column's whole chop), and so does the column just right of the widget,
-        where it may leave an empty chop: what reaches the terminal is unchanged.
+        it spans; chops never straddle a widget's edge, so a widget covering a column covers that column's whole
+        chop), and so does the column just right of the widget, where it may leave an empty chop; the chop
+        starting at the piece's right edge is written as a cursor move alone, so it needs no widget (the
+        scrollbar beside a table's changed rows, the containers beside a field): what reaches the terminal is
+        unchanged.
         """
         if crop is None:
             yield from super()._get_renders(crop)
@@ -167,14 +174,14 @@ class ClusteredCompositor(Compositor):
         screen_width = self.size.width
         covered: dict[int, list[tuple[int, int]]] = {}  # row -> disjoint sorted [start, end) column spans
         parts = self._visible_parts if self._visible_parts is not None else self._parts()
-        # no chop of a widget outside these bounds can be taken for this piece (those touching its right edge
-        # included); a plain comparison per widget first, as most of the screen's widgets lie elsewhere
+        # no chop of a widget outside these bounds is taken for this piece (one starting at its right edge is only
+        # touched); a plain comparison per widget first, as most of the screen's widgets lie elsewhere
         for widget, region, x, y, width, height in [
                 part for part in parts if part[3] < bottom and part[3] + part[5] > top and part[2] + part[4] > left
-                and part[2] <= right]:
+                and part[2] < right]:
             first, last = max(y, top), min(y + height, bottom)
-            # the columns whose chops this piece takes: [left, right], the chop starting at its right edge included
-            need_start, need_end = max(x, left), min(x + width + 1, right + 1, screen_width)
+            # the columns whose chops this piece takes content from: [left, right)
+            need_start, need_end = max(x, left), min(x + width + 1, right, screen_width)
             rows = range(first, last)
             if all(_covered(covered.get(row, ()), need_start, need_end) for row in rows):
                 continue
@@ -183,6 +190,9 @@ class ClusteredCompositor(Compositor):
             visible = Region(x, first, width, last - first)
             yield visible, visible, widget.render_lines(
                 Region(x - region.x, first - region.y, width, last - first))
+
+
+_EDGE_CHOP = Strip([])  # the chop at a piece's right edge: written as a cursor move, none of its cells
 
 
 def _covered(spans, start: int, end: int) -> bool:
