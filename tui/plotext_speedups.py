@@ -156,13 +156,16 @@ def _fill_data(x, y, y0, *other):
     seen = set()
     for i in range(len(x)):
         xi, yi, y0i = x[i], y[i], y0[i]
-        if (xi, yi) not in seen:  # plotext asks ``[xi, yi] not in xy`` of a list: quadratic in the points
-            seen.add((xi, yi))
-            yn = list(range(y0i, yi + 1) if y0i < yi else range(yi, y0i) if y0i > yi else [y0i])
-            xf += [xi] * len(yn)
-            yf += yn
-            for elongated, values in zip(of, other, strict=True):
-                elongated += [values[i]] * len(yn)
+        point = (xi, yi)
+        if point in seen:  # plotext asks ``[xi, yi] not in xy`` of a list: quadratic in the points
+            continue
+        seen.add(point)
+        yn = range(y0i, yi + 1) if y0i < yi else range(yi, y0i) if y0i > yi else (y0i,)
+        count = len(yn)
+        xf += [xi] * count
+        yf += yn
+        for elongated, values in zip(of, other, strict=True):
+            elongated += [values[i]] * count
     return [xf, yf] + of
 
 
