@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from textual._compositor import Compositor
@@ -35,7 +36,8 @@ def test_every_region_lies_in_one_box_and_boxes_share_no_column(rs):
             assert a.right <= b.x or b.right <= a.x
 
 
-async def test_clustered_updates_equal_textuals_own(monkeypatch):
+@pytest.mark.parametrize("size", [(160, 50), (80, 24)])
+async def test_clustered_updates_equal_textuals_own(monkeypatch, size):
     """Every partial update during a session (keys over all chart views, the ops table, the inputs toggle) is
     rendered both ways from the same changed regions; the terminal output must be identical."""
     compared: list[int] = []
@@ -58,7 +60,7 @@ async def test_clustered_updates_equal_textuals_own(monkeypatch):
 
     monkeypatch.setattr(ClusteredCompositor, "_clustered_partial_update", both)
     app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16))
-    async with app.run_test(size=(160, 50)) as pilot:
+    async with app.run_test(size=size) as pilot:
         for keys in ("1", "+", "+", "-", "]", "2", "+", "[", "3", "+", "4", "-", "5", "down", "+", "a", "1", "i",
                      "+", "i", "-", "p", "+", "g", "escape", "+"):
             await pilot.press(*keys.split())
@@ -68,7 +70,8 @@ async def test_clustered_updates_equal_textuals_own(monkeypatch):
             await pilot.press(key)
             await pilot.pause()
     assert len(compared) > 15
-    assert max(compared) >= 2  # the clustered path really ran (left field and right results changed together)
+    if size == (160, 50):  # narrow screens show the inputs or the results, not both
+        assert max(compared) >= 2  # the clustered path really ran (left field and right results changed together)
 
 
 async def test_falls_back_to_textuals_paint_when_its_private_api_moved(monkeypatch):
@@ -86,3 +89,34 @@ async def test_falls_back_to_textuals_paint_when_its_private_api_moved(monkeypat
         compositor._dirty_regions.add(Region(0, 0, 10, 1))
         update = compositor.render_partial_update()  # the regions are painted Textual's way, not dropped
         assert update is not None and update.spans == [(0, 0, 10)]
+
+
+async def test_widgets_beside_the_changes_are_not_rendered(monkeypatch):
+    """A `+` on the ops view at 160x50: the table's scrollbars (beside its changed rows) and the containers beside
+    the batch field are not rendered; the table, the field and the numbers are."""
+    from textual.widget import Widget
+
+    from roofline.tui.ops_table import OpsTable
+
+    rendered: list[str] = []
+    original = Widget.render_lines
+
+    def spy(self, crop):
+        rendered.append(type(self).__name__ if not self.id else f"#{self.id}")
+        return original(self, crop)
+
+    app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16, prompt_tokens=4096, output_tokens=1024))
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.press("5", "plus")  # the view mounted and settled, its scrollbars drawn
+        await pilot.pause(0.3)
+        assert app.query_one(OpsTable).show_vertical_scrollbar  # the table does have scrollbars
+        table = app.query_one(OpsTable)
+        monkeypatch.setattr(table, "refresh", lambda *regions, **kw: refreshed.append(regions) or
+                            OpsTable.refresh(table, *regions, **kw))
+        refreshed: list = []
+        monkeypatch.setattr(Widget, "render_lines", spy)
+        await pilot.press("plus")
+        await pilot.pause()
+    assert refreshed and all(refreshed), "the table's changed rows, each a region of its own (not the whole table)"
+    assert {"#batch", "#op-formula"} <= set(rendered)  # (the headline and verdict paint past render_lines)
+    assert "ScrollBar" not in rendered and "#batching-pane" not in rendered and "Horizontal" not in rendered

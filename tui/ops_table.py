@@ -107,8 +107,10 @@ class OpsTable(PlainBoxLines, ScrollView, can_focus=True):
         if len(old) != len(lines) or len(old[0]) != len(lines[0]):
             self.refresh()
         else:
-            top, width = int(self.scroll_y), self.size.width
-            changed = [Region(0, y, width, 1) for y in range(self.size.height)
+            # the rows in view, not under the scrollbars (drawn over them): a scrollbar beside or below the changes
+            # is not painted again
+            top, (width, height) = int(self.scroll_y), self.scrollable_content_region.size
+            changed = [Region(0, y, width, 1) for y in range(height)
                        if (index := 0 if y == 0 else top + y) < len(lines) and lines[index] != old[index]]
             if changed:
                 self.refresh(*changed)  # one call for all the rows (each call walks up to the screen)

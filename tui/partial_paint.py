@@ -82,14 +82,14 @@ class ClusteredCompositor(Compositor):
         # each widget's visible part, worked out once for all pieces (front to back, as visible_widgets)
         self._visible_parts = self._parts()
         try:
-            rendered = [(piece, self._render_piece_chops(piece))
+            rendered = [(piece, self._render_piece_chops(piece, update_regions))
                         for piece in self._pieces(update_regions, screen_region)]
         finally:
             self._visible_parts = None
-        # A chop is taken from a piece it overlaps. Textual also writes the chop that starts where a span ends: a
-        # cursor move and none of its cells (ChopsUpdate stops at the span's end). Such a chop is taken from a piece
-        # it touches, once no piece overlapping it has supplied it, and the one at a piece's right edge, which no
-        # span enters (spans lie inside pieces), may be any strip: its widget need not be rendered for it.
+        # A chop is taken from a piece it overlaps, or else from a piece it touches. Textual also writes the chop
+        # that starts where a span ends: a cursor move and none of its cells (ChopsUpdate stops at the span's end),
+        # so when no piece has supplied one (its widget lies beside the changes and was not rendered), any strip
+        # stands in for it.
         for touching in (False, True):
             for piece, chops_of_piece in rendered:
                 x0, x1 = piece.x, piece.right
@@ -100,8 +100,10 @@ class ClusteredCompositor(Compositor):
                             continue
                         if touching or x < x1:
                             line[x] = strip
-                    if touching and x1 in line and line[x1] is None:
-                        line[x1] = _EDGE_CHOP
+        for y, _, span_end in spans:
+            line = chops[y]
+            if span_end in line and line[span_end] is None:
+                line[span_end] = _EDGE_CHOP
         chop_ends = [cut_set[1:] for cut_set in cuts]
         return ChopsUpdate(chops, spans, chop_ends)
 
@@ -125,12 +127,14 @@ class ClusteredCompositor(Compositor):
                 previous = y
         return pieces
 
-    def _render_piece_chops(self, piece: Region) -> dict[int, dict[int, object]]:
+    def _render_piece_chops(self, piece: Region, update_regions: list[Region]) -> dict[int, dict[int, object]]:
         """Textual's ``_render_chops`` for the rows of one piece only (it starts an empty chop table for every
-        line of the screen, for every piece): row -> {cut: strip}, front to back, the first strip for a cut wins."""
+        line of the screen, for every piece): row -> {cut: strip}, front to back, the first strip for a cut wins.
+        Only widgets that overlap a changed region in the piece are rendered (see ``_get_renders``)."""
         cuts = self.cuts
         chops = {y: dict.fromkeys(cuts[y][:-1]) for y in piece.line_range}
-        for region, clip, strips in self._get_renders(piece):
+        changed = [region for region in update_regions if region.overlaps(piece)]
+        for region, clip, strips in self._get_renders(piece, changed):
             render_region = region.intersection(clip)
             render_x = render_region.x
             first_cut, last_cut = render_region.column_span
@@ -154,7 +158,7 @@ class ClusteredCompositor(Compositor):
                 parts.append((widget, region, x, y, width, height))
         return parts
 
-    def _get_renders(self, crop: Region | None = None):
+    def _get_renders(self, crop: Region | None = None, changed: list[Region] | None = None):
         """As Textual's, but each widget renders only the rows inside ``crop``: a container as tall as the screen
         would otherwise render all its (cached) rows for a one-row change.
 
@@ -164,8 +168,12 @@ class ClusteredCompositor(Compositor):
         it spans; chops never straddle a widget's edge, so a widget covering a column covers that column's whole
         chop), and so does the column just right of the widget, where it may leave an empty chop; the chop
         starting at the piece's right edge is written as a cursor move alone, so it needs no widget (the
-        scrollbar beside a table's changed rows, the containers beside a field): what reaches the terminal is
-        unchanged.
+        containers beside a field).
+
+        ``changed``: the changed regions in ``crop``. A widget that overlaps none of them (a table's scrollbars
+        beside its changed rows, a neighbour inside the same column band) supplies no chop that is written
+        with its cells, so it is not rendered; it still counts as covering its columns for the widgets behind
+        it. What reaches the terminal is unchanged.
         """
         if crop is None:
             yield from super()._get_renders(crop)
@@ -188,6 +196,8 @@ class ClusteredCompositor(Compositor):
             for row in rows:
                 covered[row] = _add_span(covered.get(row, []), x, x + width)
             visible = Region(x, first, width, last - first)
+            if changed is not None and not any(visible.overlaps(region) for region in changed):
+                continue  # beside the changes: none of its cells is written
             yield visible, visible, widget.render_lines(
                 Region(x - region.x, first - region.y, width, last - first))
 
