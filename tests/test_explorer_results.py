@@ -88,3 +88,22 @@ def test_ops_of_another_scenario_are_refused():
     other = build_scenario(replace(FORMS[1], batch=64), CATALOG)
     with pytest.raises(ValueError, match="another scenario"):
         estimate(one, "bound", generation_ops(other))
+
+
+@pytest.mark.parametrize("form", [*FORMS, ScenarioForm(model_ref="gemma-2-9b", prompt_tokens=6000)])  # + windows
+@pytest.mark.parametrize("achievable", [False, True])
+def test_the_shown_context_point_is_the_sweep_over_that_context_alone(form, achievable):
+    """The point comes out of the sweep's own call (one more context); it equals a sweep over it alone, and the
+    sweep's own contexts are untouched by it."""
+    from roofline.models.sweeps import context_sweep
+
+    r = _results(form, 8)
+    name = "expected" if achievable else "bound"
+    point, sweep = r.context_point(achievable), r.context_sweep(achievable)
+    alone = context_sweep(r.scenario, np.array([r.shown_context]), name)
+    for field in ("contexts", "step_time_s", "tokens_per_s_per_seq", "tokens_per_s", "kv_time_share"):
+        np.testing.assert_array_equal(getattr(point, field), getattr(alone, field))
+    separately = context_sweep(r.scenario, sweep.contexts, name)
+    np.testing.assert_array_equal(sweep.tokens_per_s_per_seq, separately.tokens_per_s_per_seq)
+    np.testing.assert_array_equal(sweep.kv_time_share, separately.kv_time_share)
+    assert sweep.contexts[0] == 64 and sweep.contexts[-1] >= 131072  # the sweep's range, without the point
