@@ -60,3 +60,34 @@ async def test_a_padded_box_with_other_styles_goes_through_textual():
             setattr(verdict.styles, rule, back)
             await pilot.pause()
             assert verdict._plain_box(), rule
+
+
+async def test_fields_paint_as_textual_does():
+    """Compact fields, as a keystroke leaves them and as typing does: unfocused, focused with the cursor shown or
+    blinked off, with a selection, invalid, empty with a placeholder; dark and light."""
+    from roofline.tui.panes import FieldInput
+
+    app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16))
+    compared = 0
+    async with app.run_test(size=(160, 50)) as pilot:
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            await pilot.press("plus")
+            await pilot.pause()
+            batch = app.query_one("#batch", FieldInput)
+            compared += _compare(batch, f"{theme} after +")
+            batch.focus()
+            await pilot.pause()
+            for cursor_visible in (True, False):
+                batch._cursor_visible = cursor_visible
+                compared += _compare(batch, f"{theme} focused, selected, cursor {cursor_visible}")
+            await pilot.press("end", "x")  # invalid: its error background
+            await pilot.pause()
+            assert batch.has_class("-invalid")
+            compared += _compare(batch, f"{theme} invalid")
+            price = app.query_one("#price_per_device_hour", FieldInput)
+            assert not price.value and price.placeholder
+            compared += _compare(price, f"{theme} placeholder")
+            await pilot.press("backspace", "escape")
+            await pilot.pause()
+    assert compared >= 20

@@ -97,13 +97,15 @@ async def test_widgets_beside_the_changes_are_not_rendered(monkeypatch):
     from textual.widget import Widget
 
     from roofline.tui.ops_table import OpsTable
+    from roofline.tui.plain_box import PlainBoxLines
 
     rendered: list[str] = []
-    original = Widget.render_lines
 
-    def spy(self, crop):
-        rendered.append(type(self).__name__ if not self.id else f"#{self.id}")
-        return original(self, crop)
+    def recording(paint):
+        def spy(self, crop):
+            rendered.append(type(self).__name__ if not self.id else f"#{self.id}")
+            return paint(self, crop)
+        return spy
 
     app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16, prompt_tokens=4096, output_tokens=1024))
     async with app.run_test(size=(160, 50)) as pilot:
@@ -114,9 +116,10 @@ async def test_widgets_beside_the_changes_are_not_rendered(monkeypatch):
         monkeypatch.setattr(table, "refresh", lambda *regions, **kw: refreshed.append(regions) or
                             OpsTable.refresh(table, *regions, **kw))
         refreshed: list = []
-        monkeypatch.setattr(Widget, "render_lines", spy)
+        monkeypatch.setattr(Widget, "render_lines", recording(Widget.render_lines))  # Textual's path
+        monkeypatch.setattr(PlainBoxLines, "_plain_lines", recording(PlainBoxLines._plain_lines))  # the direct one
         await pilot.press("plus")
         await pilot.pause()
     assert refreshed and all(refreshed), "the table's changed rows, each a region of its own (not the whole table)"
-    assert {"#batch", "#op-formula"} <= set(rendered)  # (the headline and verdict paint past render_lines)
+    assert {"#batch", "#op-formula", "#headline", "#verdict", "#ops-table"} <= set(rendered)
     assert "ScrollBar" not in rendered and "#batching-pane" not in rendered and "Horizontal" not in rendered

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.reactive import Reactive
+from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.presets.loader import PresetCatalog
 
 from .limits import MAX_INPUT_CHARS
+from .plain_box import PlainBoxLines
 from .scenario_form import ScenarioForm
 
 # What each field is called on screen (and so in its error messages).
@@ -51,7 +53,7 @@ def _number_field(field_id: str, value: float | int | None, placeholder: str = "
     return _field(_number_input(field_id, value, placeholder, integer))
 
 
-class FieldInput(Input):
+class FieldInput(PlainBoxLines, Input):
     """An Input whose new text repaints it without laying the screen out again.
 
     Textual's Input sets its virtual size to the width of its text on every change, and a widget's virtual size
@@ -62,6 +64,11 @@ class FieldInput(Input):
     """
 
     virtual_size = Reactive(Size(0, 0), layout=False)
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """A compact field is a plain box (plain_box): a keystroke that changes its value (the batch field on
+        ``+``) repaints it past Textual's styles cache; anything else goes Textual's way."""
+        return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
 
     def watch_virtual_size(self, _old: Size, _new: Size) -> None:
         """What the skipped layout would have done: keep the scroll within the text (deleting from the middle of

@@ -58,16 +58,21 @@ class PlainBoxLines:
         base_background, background = self.background_colors
         _, right, _, left = self.styles.padding
         width = self.region.width
+        content_width = width - left - right
+        inner = None
         if left or right:
             inner = Style(background=base_background + background).rich_style
-            content_width = width - left - right
             left_blank = [Segment(" " * left, inner)] if left else []
             right_blank = [Segment(" " * right, inner)] if right else []
         strips = []
         for y in crop.line_range:
             strip = self.render_line(y)
+            if strip.cell_length != content_width:  # as Textual does: cut or fill to the content width
+                if inner is None:
+                    inner = Style(background=base_background + background).rich_style
+                strip = strip.adjust_cell_length(content_width, inner)
             if left or right:
-                strip = Strip([*left_blank, *strip.adjust_cell_length(content_width, inner), *right_blank], width)
+                strip = Strip([*left_blank, *strip, *right_blank], width)
             for line_filter in filters:
                 strip = strip.apply_filter(line_filter, background)
             strips.append(strip)
