@@ -245,6 +245,13 @@ def test_get_lines_of_canvas_cells_is_plotexts(points):
     assert plotext_speedups._get_lines(x, y, markers, colours) == _originals()["get_lines"](x, y, markers, colours)
 
 
+def test_get_lines_of_neighbouring_cells_keeps_each_points_marker():
+    """Points a cell apart (a dense curve), a long step, a vertical run: each point's own marker and colour."""
+    x, y = [0, 1, 2, 3, 9, 9, 10], [5, 5, 6, 6, 6, 1, 2]
+    markers, colours = list("abcdefg"), [f"c{i}" for i in range(7)]
+    assert plotext_speedups._get_lines(x, y, markers, colours) == _originals()["get_lines"](x, y, markers, colours)
+
+
 def test_uninstall_restores_plotexts_own():
     plotext_speedups.uninstall()
     assert _utility.hd_group is not plotext_speedups._hd_group

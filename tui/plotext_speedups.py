@@ -242,26 +242,27 @@ def _get_lines(x, y, *other):
     if not x or not other or len(y) < len(x) or min(map(len, other)) < len(x):
         return _ORIGINALS["get_lines"](x, y, *other)  # nothing to join, or lists plotext's own would trip on
     xl, yl = [], []
-    ol = [[] for _ in other]
+    source: list[int] = []  # for each cell, the point whose marker and colours it takes (its segment's start)
     for n in range(len(x) - 1):
         x0, x1, y0, y1 = x[n], x[n + 1], y[n], y[n + 1]
         if type(x0) is int and type(x1) is int and type(y0) is int and type(y1) is int:
             steps = max(abs(x1 - x0), abs(y1 - y0))  # get_line's points - 1: the cells before the segment's end
-            if steps:
+            if steps == 1:  # neighbouring cells: the segment's start alone
+                xl.append(x0)
+                yl.append(y0)
+                source.append(n)
+            elif steps:
                 x_slope, y_slope = (x1 - x0) / steps, (y1 - y0) / steps
                 xl += [int(x0 + i * x_slope) for i in range(steps)]
                 yl += [int(y0 + i * y_slope) for i in range(steps)]
+                source += [n] * steps
         else:
             xn, yn = ut.get_line([x0, x1], [y0, y1])
-            steps = len(xn[:-1])
             xl += xn[:-1]
             yl += yn[:-1]
-        if steps:
-            for elongated, values in zip(ol, other, strict=True):
-                elongated += [values[n]] * steps
+            source += [n] * len(xn[:-1])
     last = min(map(len, other)) - 1  # plotext's last group of the (truncated) other lists
-    return [xl + [x[-1]], yl + [y[-1]]] + [elongated + [values[last]] for elongated, values in zip(ol, other,
-                                                                                                   strict=True)]
+    return [xl + [x[-1]], yl + [y[-1]]] + [[values[i] for i in source] + [values[last]] for values in other]
 
 
 _hd_cache: OrderedDict = OrderedDict()
