@@ -6,14 +6,16 @@ so that box is nearly the whole screen and all ~120 visible widgets are rendered
 at a fixed cost, and each for all its rows. ``ClusteredCompositor`` groups the changed regions by the columns they
 cover, splits each group into runs of changed rows ("pieces") and renders each piece on its own, every widget only
 for the rows inside it: the input pane's other fields are not touched when the chart changes, and a container as
-tall as the screen renders one row for a one-row change.
+tall as the screen renders one row for a one-row change; a widget that overlaps no changed region (a scrollbar
+beside a table's changed rows) is not rendered at all.
 
 What reaches the terminal is the same, byte for byte (tests/test_partial_paint.py compares every update of a
-session with Textual's): the spans written are those of the changed regions, and every chop (the piece of a line
-between two widget edges) that a span touches is taken from a piece that it overlaps, where the widget on top of
-it is rendered. This leans on Textual's private compositor API (``_dirty_regions``, ``cuts``, ``_regions_to_spans``,
-``_get_renders``; textual is pinned below 9); if that API has moved, the subclass falls back to Textual's own
-partial update.
+session with Textual's, at 160x50 and 80x24): the spans written are those of the changed regions, and every chop
+(the piece of a line between two widget edges) that a span enters is taken from a piece that it overlaps, where
+the widget on top of it is rendered; the chop starting where a span ends, of which Textual writes only a cursor
+move, takes an empty strip when its widget was not rendered. This leans on Textual's private compositor API
+(``_dirty_regions``, ``cuts``, ``_regions_to_spans``, ``_get_renders``; textual is pinned below 9); if that API
+has moved, the subclass falls back to Textual's own partial update.
 """
 
 from __future__ import annotations
@@ -202,7 +204,7 @@ class ClusteredCompositor(Compositor):
                 Region(x - region.x, first - region.y, width, last - first))
 
 
-_EDGE_CHOP = Strip([])  # the chop at a piece's right edge: written as a cursor move, none of its cells
+_EDGE_CHOP = Strip([])  # stands in for a chop starting at a span's end: written as a cursor move, none of its cells
 
 
 def _covered(spans, start: int, end: int) -> bool:

@@ -5,9 +5,9 @@ and no scrollbars, is a plain box: what Textual's styles cache does to each of i
 left and right with blanks in the widget's background and the app's line filters (the truecolor conversion of
 ANSI colours), as long as its rows carry no links (the cache restyles a hovered link; these widgets' rows have
 none). Applied here directly, a changed row costs a fraction of the cache's per-row work, which matters for
-widgets whose rows mostly change on a keystroke (charts, the ops table, the headline numbers and the verdict).
-Anything else goes through Textual's own path; tests/test_chart_refresh.py, tests/test_ops_table.py and
-tests/test_headline.py compare both, strip for strip.
+widgets whose rows mostly change on a keystroke (charts, the ops table, the headline numbers, the verdict, the
+memory bar and the number fields). Anything else goes through Textual's own path; tests/test_chart_refresh.py,
+tests/test_ops_table.py and tests/test_headline_paint.py compare both, strip for strip.
 """
 
 from __future__ import annotations
