@@ -735,8 +735,8 @@ class RooflineApp(App):
             if self.screen is not self._explorer_screen():
                 return False  # a dialog, the help or the palette on top: its keys, as with an ordinary binding
             focused = self.focused
-            if focused is not None and (isinstance(focused, Input) or focused.check_consume_key("plus", "+")):
-                return None  # typed into the field (or a select's search), shown dimmed
+            if focused is not None and focused.check_consume_key("plus", "+"):
+                return None  # typed into a field or a select's search (they take printable keys), shown dimmed
         if action in self._TYPED_IN_FIELDS and isinstance(self.focused, Input):
             return None
         if action == "back_to_slides":
