@@ -222,7 +222,7 @@ class _Chart(PlainBoxLines, PlotextPlot):
         The rows and width are looked up once for all lines."""
         self._painting = (self._current_rows(), self.size.width)
         try:
-            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
+            return super().render_lines(crop)  # plain_box's choice of path
         finally:
             self._painting = None
 

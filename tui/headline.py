@@ -80,7 +80,7 @@ class Headline(PlainBoxLines, Widget):
         the styles allow, else through Textual's styles cache."""
         self._painting = self._current_lines()
         try:
-            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
+            return super().render_lines(crop)  # plain_box's choice of path
         finally:
             self._painting = None
 
@@ -201,7 +201,7 @@ class WrappedText(PlainBoxLines, Widget):
         (plain_box) when the styles allow, else through Textual's styles cache."""
         self._paint_base = self.rich_style
         try:
-            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
+            return super().render_lines(crop)  # plain_box's choice of path
         finally:
             self._paint_base = None
 

@@ -124,7 +124,7 @@ class OpsTable(PlainBoxLines, ScrollView, can_focus=True):
         (per line they cost more than the line: a keystroke repaints every row whose numbers changed)."""
         self._painting = self._paint_context()
         try:  # without scrollbars the table is a plain box: painted past Textual's styles cache (plain_box)
-            return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
+            return super().render_lines(crop)  # plain_box's choice of path
         finally:
             self._painting = None
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.geometry import Region, Size
+from textual.geometry import Size
 from textual.reactive import Reactive
-from textual.strip import Strip
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
@@ -54,7 +53,8 @@ def _number_field(field_id: str, value: float | int | None, placeholder: str = "
 
 
 class FieldInput(PlainBoxLines, Input):
-    """An Input whose new text repaints it without laying the screen out again.
+    """An Input whose new text repaints it without laying the screen out again, past Textual's styles cache when
+    compact (a plain box: plain_box; the batch field repaints on every ``+``).
 
     Textual's Input sets its virtual size to the width of its text on every change, and a widget's virtual size
     asks for a layout of the whole screen when it changes: 64 -> 128 in the batch field cost a layout pass
@@ -64,11 +64,6 @@ class FieldInput(PlainBoxLines, Input):
     """
 
     virtual_size = Reactive(Size(0, 0), layout=False)
-
-    def render_lines(self, crop: Region) -> list[Strip]:
-        """A compact field is a plain box (plain_box): a keystroke that changes its value (the batch field on
-        ``+``) repaints it past Textual's styles cache; anything else goes Textual's way."""
-        return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
 
     def watch_virtual_size(self, _old: Size, _new: Size) -> None:
         """What the skipped layout would have done: keep the scroll within the text (deleting from the middle of

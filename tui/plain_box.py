@@ -19,7 +19,8 @@ from textual.style import Style
 
 
 class PlainBoxLines:
-    """Mixin for line-API widgets (``render_line``): ``_plain_lines(crop)`` when ``_plain_box()``."""
+    """Mixin for line-API widgets (``render_line``): ``render_lines`` paints ``_plain_lines(crop)`` when
+    ``_plain_box()``, else Textual's own (put it before the Textual class in the bases)."""
 
     # whether the styles leave rows as they are, and the styles' change counter it was worked out for: a stylesheet
     # change comes through notify_style_update, one made in code (widget.styles.x = ...) only through the counter
@@ -30,6 +31,9 @@ class PlainBoxLines:
     def notify_style_update(self) -> None:
         self._plain = None
         super().notify_style_update()
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
 
     def _plain_box(self) -> bool:
         styles = self.styles
