@@ -29,7 +29,7 @@ from textual import events
 from textual._compositor import Compositor
 
 from roofline.tui.app import RooflineApp
-from roofline.tui.scenario_form import ScenarioForm
+from roofline.tui.inputs.form import ScenarioForm
 
 VIEWS = {"1": "roofline", "2": "batch", "3": "context", "4": "memory", "5": "ops"}
 PATTERN = ["plus"] * 6 + ["minus"] * 6

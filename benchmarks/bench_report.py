@@ -29,7 +29,7 @@ def import_seconds(runs: int = 7) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import roofline.tui.cli, roofline.models.report, roofline.presets"],
+        subprocess.run([sys.executable, "-c", "import roofline.tui.cli.main, roofline.models.report, roofline.presets"],
                        check=True, capture_output=True)
         times.append(time.perf_counter() - start)
     return times

@@ -20,7 +20,7 @@ async def _explore(out: Path, live_s: float) -> dict:
     from textual.widgets import Static
 
     from roofline.tui.app import RooflineApp
-    from roofline.tui.scenario_form import ScenarioForm
+    from roofline.tui.inputs.form import ScenarioForm
 
     os.environ.pop("ROOFLINE_NO_DETECT", None)
     app = RooflineApp(ScenarioForm(), detect_hardware=True)

@@ -9,7 +9,7 @@ import asyncio
 from pathlib import Path
 
 from roofline.tui.app import RooflineApp
-from roofline.tui.scenario_form import ScenarioForm
+from roofline.tui.inputs.form import ScenarioForm
 
 HERE = Path(__file__).resolve().parent
 SIZE = (140, 44)

@@ -45,7 +45,7 @@ def make_scenario():
 
 def run_cli(argv, capsys):
     """Run ``roofline argv`` in-process: (exit status, stdout, stderr); argparse's SystemExit is caught."""
-    from roofline.tui.cli import main
+    from roofline.tui.cli.main import main
 
     try:
         code = main(argv)

@@ -58,7 +58,7 @@ class FakeGpuBox:
         monkeypatch.setenv("PATH", str(self.bin_dir))
         monkeypatch.delenv("ROOFLINE_NO_DETECT", raising=False)
         monkeypatch.setitem(sys.modules, "pynvml", None)  # `import pynvml` raises ImportError
-        from roofline.tui.gpu import detect
+        from roofline.tui.probe import detect
 
         monkeypatch.setattr(detect, "TOOL_FALLBACK_DIRS", {})
 

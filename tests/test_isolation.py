@@ -13,7 +13,7 @@ import pytest
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
-from roofline.tui.scenario_form import ScenarioForm
+from roofline.tui.inputs.form import ScenarioForm
 
 from .conftest import run_cli
 

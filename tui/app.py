@@ -19,7 +19,7 @@ from roofline.models.history import METRIC_LABELS
 from roofline.presets import load_catalog
 from roofline.presets.loader import PresetCatalog, PresetFileError
 
-from .charts import (
+from roofline.tui.explorer.charts import (
     BatchSweepChart,
     ContextSweepChart,
     HistoryGrowthChart,
@@ -27,22 +27,22 @@ from .charts import (
     MemoryChart,
     RooflineChart,
 )
-from .commands import ScenarioCommands
-from .explain import explain_op
-from .explorer_results import ExplorerResults, compute_results
-from .footer import LeanFooter
-from .formatting import duration, flop_per_byte, gib, si
-from .gc_pacing import CollectionPacer
-from .headline import Headline, Verdict, WrappedText
-from .history_charts import callout_lines
-from .limits import FIELD_LIMITS, parse_number
-from .ops_table import OpsTable
-from .panes import FIELD_LABELS, BatchingPane, HardwarePane, ViewBody, WorkloadPane
-from .partial_paint import ClusteredScreen
-from .quiet_update import set_text
-from .scenario_form import FormError, ScenarioForm, build_scenario
-from .scenario_io import form_from_file_values, form_to_file_values
-from .view_data import CHART_VIEWS, chart_args, history_for, live_points_log10
+from roofline.tui.explorer.commands import ScenarioCommands
+from roofline.tui.views.explain import explain_op
+from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.perf.footer import LeanFooter
+from roofline.tui.views.formatting import duration, flop_per_byte, gib, si
+from roofline.tui.perf.gc_pacing import CollectionPacer
+from roofline.tui.explorer.headline import Headline, Verdict, WrappedText
+from roofline.tui.views.history_charts import callout_lines
+from roofline.tui.inputs.limits import FIELD_LIMITS, parse_number
+from roofline.tui.explorer.ops_table import OpsTable
+from roofline.tui.explorer.panes import FIELD_LABELS, BatchingPane, HardwarePane, ViewBody, WorkloadPane
+from roofline.tui.perf.partial_paint import ClusteredScreen
+from roofline.tui.perf.quiet_update import set_text
+from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
+from roofline.tui.inputs.file_values import form_from_file_values, form_to_file_values
+from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for, live_points_log10
 
 NARROW_WIDTH = 100
 SHORT_HEIGHT = 36  # below this the History view scrolls its charts instead of squashing them
@@ -170,7 +170,7 @@ class RooflineApp(App):
         if self.detect_hardware:
             self.run_worker(self._detect_local_hardware, thread=True, group="detect", exit_on_error=False)
         if self.deck is not None:
-            from .present import PresentScreen, check_deck
+            from roofline.tui.talk.screen import PresentScreen, check_deck
 
             self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog)
             # installed, so that opening the explorer (which pops it) does not remove it: Esc pushes it back, and a
@@ -199,14 +199,14 @@ class RooflineApp(App):
     # ---- the box we run on -----------------------------------------------------------------------
     def _detect_local_hardware(self) -> None:
         """Thread worker: find local GPUs (bounded by a short timeout), then switch to them on the UI thread."""
-        from .gpu.detect import detect_accelerators
+        from roofline.tui.probe.detect import detect_accelerators
 
         form_before = self.form
         detection = detect_accelerators(timeout_s=STARTUP_DETECT_TIMEOUT_S, available_ids=list(self.catalog.hardware))
         self.call_from_thread(self._apply_detection, detection, form_before)
 
     def _apply_detection(self, detection, form_before: ScenarioForm) -> None:
-        from .gpu.match import format_gib
+        from roofline.tui.probe.match import format_gib
 
         if not detection.devices:
             return  # nothing found: the embedded default stays, without noise
@@ -642,8 +642,8 @@ class RooflineApp(App):
     def action_explain_gap(self) -> None:
         from roofline.models.report import decode_gap_dict, expected_assumption_rows
 
-        from .dialogs import GapScreen
-        from .report_text import assumption_lines, gap_lines
+        from roofline.tui.explorer.dialogs import GapScreen
+        from roofline.tui.views.report_text import assumption_lines, gap_lines
 
         if self.results is None:
             return
@@ -664,7 +664,7 @@ class RooflineApp(App):
             status.remove_class("-on")
             self._draw_view("roofline")
             return
-        from .gpu.live import Trail
+        from roofline.tui.probe.live import Trail
 
         self._w("#views", TabbedContent).active = "roofline"  # the live point is drawn on the roofline
         self.live_trail = Trail()
@@ -676,7 +676,7 @@ class RooflineApp(App):
         """Thread worker: open a counter source, then post one sample a second until cancelled."""
         from textual.worker import get_current_worker
 
-        from .gpu.live import Unavailable, open_live_source
+        from roofline.tui.probe.live import Unavailable, open_live_source
 
         worker = get_current_worker()
         opened = open_live_source(LIVE_GPU_INDEX)
@@ -700,7 +700,7 @@ class RooflineApp(App):
 
     def _add_live_sample(self, sample, source_name: str) -> None:
         """One gpu.live.ActivitySample: a new point on the roofline at the current device's spec ceilings."""
-        from .gpu.live import sample_to_point
+        from roofline.tui.probe.live import sample_to_point
 
         r = self.results
         if self.live_trail is None or r is None:
@@ -727,7 +727,7 @@ class RooflineApp(App):
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """While a slide is on screen the explorer's keys belong to the presenter; while a field has focus the
         keys that type text are shown dimmed (escape leaves the field)."""
-        from .present import PresentScreen
+        from roofline.tui.talk.screen import PresentScreen
 
         if action in self._EXPLORER_ACTIONS and isinstance(self.screen, PresentScreen):
             return False
@@ -762,7 +762,7 @@ class RooflineApp(App):
 
 
     def action_help(self) -> None:
-        from .dialogs import HelpScreen  # Markdown (markdown-it) only when asked for: start-up stays lean
+        from roofline.tui.explorer.dialogs import HelpScreen  # Markdown (markdown-it) only when asked for: start-up stays lean
 
         self.push_screen(HelpScreen())
 
@@ -771,7 +771,7 @@ class RooflineApp(App):
         self.notify(f"screenshot saved: {path}")
 
     def action_save_scenario(self) -> None:
-        from .dialogs import ConfirmScreen, PathScreen
+        from roofline.tui.explorer.dialogs import ConfirmScreen, PathScreen
 
         def chosen(path: str | None) -> None:
             if not path:
@@ -796,7 +796,7 @@ class RooflineApp(App):
         self.notify(f"scenario saved: {target}")
 
     def action_load_scenario(self) -> None:
-        from .dialogs import PathScreen
+        from roofline.tui.explorer.dialogs import PathScreen
 
         self.push_screen(PathScreen("Load scenario (TOML)", "scenario.toml"),
                          lambda path: self.load_scenario_file(Path(path).expanduser()) if path else None)

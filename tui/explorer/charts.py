@@ -1,0 +1,399 @@
+"""plotext charts over the model's numbers.
+
+plotext 5 breaks on log scales when a plot is rebuilt (it takes the log twice), so the log
+axes here plot log10 (or log2) of the values on linear axes and label the ticks themselves.
+Chart text stays ASCII: wide characters misalign plotext output.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from plotext import _utility as plotext_utility
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual.geometry import Region
+from textual.strip import Strip
+from textual_plotext import PlotextPlot
+
+from roofline.models.dtypes import GGUF_INTEGER_FORMATS
+from roofline.models.estimate import Ceilings, time_op
+from roofline.models.ops import Op
+from roofline.models.sweeps import BatchSweep, ContextSweep
+
+from roofline.tui.perf import plotext_speedups
+from roofline.tui.views.formatting import flop_per_byte, si
+from roofline.tui.perf.plain_box import PlainBoxLines
+
+plotext_speedups.install()  # a rebuild per keystroke: plotext's slowest helpers swapped for equal, faster ones
+
+_DECADE_LABELS = {-3: "1m", -2: "10m", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k",
+                  6: "1M", 7: "10M", 8: "100M", 9: "1G", 10: "10G", 11: "100G", 12: "1T", 13: "10T",
+                  14: "100T", 15: "1P", 16: "10P", 17: "100P", 18: "1E"}
+
+
+def decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
+    """Integer log10 positions between low and high with short SI labels."""
+    first, last = math.floor(low), math.ceil(high)
+    positions = list(range(first, last + 1))
+    return [float(p) for p in positions], [_DECADE_LABELS.get(p, f"1e{p}") for p in positions]
+
+
+def power_of_two_ticks(low: float, high: float, max_ticks: int = 8) -> tuple[list[float], list[str]]:
+    exponents = list(range(math.floor(low), math.ceil(high) + 1))
+    step = max(1, math.ceil(len(exponents) / max_ticks))
+    shown = exponents[::step]
+    return [float(e) for e in shown], [si(2.0**e, "", 3).replace(" ", "") for e in shown]
+
+
+@dataclass(frozen=True, slots=True)
+class RooflinePoints:
+    """Where ops sit: log10 intensity and log10 achieved FLOP/s, per phase."""
+
+    decode_x: list[float]
+    decode_y: list[float]
+    prefill_x: list[float]
+    prefill_y: list[float]
+    step_x: float
+    step_y: float
+    integer_gemms: bool = False  # GGUF weights: GEMMs may run at the int8 peak (see Ceilings)
+
+
+def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) -> RooflinePoints:
+    def place(ops: list[Op]) -> tuple[list[float], list[float]]:
+        xs, ys = [], []
+        for op in ops:
+            if op.kind == "collective" or float(op.flops) <= 0:
+                continue
+            t = float(time_op(op, c).time_s)
+            xs.append(math.log10(float(op.arithmetic_intensity_flops_per_byte)))
+            ys.append(math.log10(float(op.flops) / t))
+        return xs, ys
+
+    dx, dy = place(decode_ops)
+    px, py = place(prefill_ops)
+    flops = sum(op.count * float(op.flops) for op in decode_ops)
+    moved = sum(op.count * float(op.memory_bytes) for op in decode_ops)
+    time_s = sum(op.count * float(time_op(op, c).time_s) for op in decode_ops)
+    integer = any(op.weight_dtype in GGUF_INTEGER_FORMATS for op in (*decode_ops, *prefill_ops))
+    return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s), integer)
+
+
+_STYLE_CACHE: dict[tuple, Style] = {}
+
+
+# On light themes the named colours plotext draws markers and lines in are too pale to read (yellow on a light
+# canvas measured about 2.3:1); these darker shades keep each colour's hue at 4.5:1 or better against white.
+LIGHT_THEME_COLOURS: dict[str, tuple[int, int, int]] = {
+    "yellow": (140, 95, 0), "cyan": (0, 105, 135), "green": (0, 115, 0), "gray": (90, 90, 90),
+    "magenta": (150, 0, 150), "orange": (165, 80, 0), "red": (185, 0, 0), "blue": (0, 60, 200),
+}
+
+
+def _style_for(fullground, style, background, light: bool = False) -> Style:
+    try:
+        key = (fullground, style, background, light)
+        cached = _STYLE_CACHE.get(key)
+    except TypeError:  # a colour given as a list (unhashable)
+        key = (str(fullground), str(style), str(background), light)
+        cached = _STYLE_CACHE.get(key)
+    if cached is None:
+        if light and isinstance(fullground, str):  # "blue+" (plotext's bright variant) maps as "blue"
+            fullground = LIGHT_THEME_COLOURS.get(fullground.rstrip("+"), fullground)
+        ansi = plotext_utility.colors_to_ansi(fullground, style, background)
+        spans = Text.from_ansi(ansi + "x" + plotext_utility.ansi_end).spans
+        cached = _STYLE_CACHE[key] = spans[0].style if spans else Style.null()
+    return cached
+
+
+ChartRow = tuple[Segment, ...]  # one row of a chart: a segment per run of equally styled cells
+
+
+def matrix_to_rows(matrix, previous: tuple[list[tuple], list[ChartRow]] | None = None, light: bool = False
+                   ) -> tuple[list[tuple], list[ChartRow]]:
+    """A plotext cell matrix as rows of segments (top first), one per run of equally coloured cells.
+
+    Segments rather than Rich Text: a changed row goes straight into a Strip, where a Text would be rendered by
+    Rich again on every paint (on the batch sweep, where most rows change, that was 10 ms a keystroke).
+    Returns each row's cells (plotext's lists of characters, colours, styles, backgrounds) with its segments;
+    ``previous`` is what an earlier call returned (same size and theme): a row whose cells equal those of the
+    same row there takes its segments as they are. Rows are compared in place (list equality, in C), not looked
+    up by content: hashing every row's cells cost more than converting the rows that changed.
+    ``light``: a light theme, whose named colours are drawn darker (LIGHT_THEME_COLOURS).
+    """
+    marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
+    old_cells, old_rows = previous if previous is not None else ((), ())
+    cells_by_row, rows = [], []
+    for y, row in enumerate(list(matrix.Rows)[::-1]):
+        chars, fgs, sts, bgs = cells = marker[row], fg[row], st[row], bg[row]
+        cells_by_row.append(cells)
+        if y < len(old_cells) and old_cells[y] == cells:
+            rows.append(old_rows[y])
+            continue
+        segments: list[Segment] = []
+        start, width = 0, len(chars)
+        for x in range(1, width + 1):  # a run ends where any of the three colours changes
+            if x == width or fgs[x] != fgs[start] or sts[x] != sts[start] or bgs[x] != bgs[start]:
+                segments.append(Segment("".join(chars[start:x]), _style_for(fgs[start], sts[start], bgs[start], light)))
+                start = x
+        rows.append(tuple(segments))
+    return cells_by_row, rows
+
+
+def rows_to_text(rows: list[ChartRow]) -> Text:
+    """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""
+    return Text("\n", no_wrap=True, overflow="crop").join(
+        Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
+
+
+class _Chart(PlainBoxLines, PlotextPlot):
+    """A plot redrawn from its last data; a new data set repaints only the rows that changed.
+
+    plotext keeps state between builds (ticks, scales), so a figure built twice at two sizes
+    can differ from one built once; replaying the drawing commands before each build makes
+    what is shown depend only on the data and the size.
+
+    ``show`` builds the new figure at once and compares it row by row with the one on screen:
+    only changed rows are refreshed, so a keystroke that moves a few points writes a few rows
+    to the terminal instead of the whole chart (over SSH that is most of the traffic).
+    """
+
+    _last: tuple | None = None
+    _shown: tuple[tuple[int, int, str], list[ChartRow]] | None = None  # (width, height, theme), rows
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self._strips: dict[int, Strip] = {}  # row -> its rendered Strip, for the rows shown
+        self._strip_style = Style.null()  # the widget's style, looked up when all strips are rebuilt
+        # the last build's (width, height, theme), each row's plotext cells (its matrix's row lists, never changed
+        # after the build) and segments: rows whose cells did not change are not converted again
+        self._last_build: tuple[tuple, list[tuple], list[ChartRow]] | None = None
+
+    def show(self, *args) -> None:
+        self._last = args
+        previous = self._shown
+        width, height = self.size
+        if previous is None or previous[0] != (width, height, self.app.theme) or not width or not height:
+            self._shown = None
+            self.refresh()
+            return
+        rows = self._build_rows(width, height)
+        changed = [y for y, (old, new) in enumerate(zip(previous[1], rows, strict=True)) if old != new]
+        self._shown = ((width, height, self.app.theme), rows)
+        for y in changed:
+            self._strips.pop(y, None)
+        if changed:
+            self.refresh(*(Region(0, y, width, 1) for y in changed))
+
+    def _build_rows(self, width: int, height: int) -> list[ChartRow]:
+        plt = self.plt
+        if self._last is not None:
+            plotext_speedups.reset_plot(plt)
+            self.draw(*self._last)
+        plt.plotsize(width, height)
+        plt._set_size(width, height)
+        plt.theme(self._get_plotext_theme_name(self.app.theme))
+        # plotext's build() encodes its cell matrix as ANSI and Rich would decode it again;
+        # turning the matrix into segments directly halves the cost of a redraw.
+        plt._set_sizes()
+        plt._build_matrix()
+        key = (width, height, self.app.theme)
+        previous = self._last_build[1:] if self._last_build is not None and self._last_build[0] == key else None
+        cells, rows = matrix_to_rows(plt.monitor.matrix, previous, light=not self.app.current_theme.dark)
+        self._last_build = (key, cells, rows)
+        return rows
+
+    def _current_rows(self) -> list[ChartRow]:
+        width, height = self.size
+        key = (width, height, self.app.theme)
+        if self._shown is None or self._shown[0] != key:
+            self._shown = (key, self._build_rows(width, height))
+            self._strips = {}
+        return self._shown[1]
+
+    def render(self):
+        return rows_to_text(self._current_rows())
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """The chart's rows for ``crop``; a chart is a plain box, painted past Textual's styles cache (plain_box).
+        The rows and width are looked up once for all lines."""
+        self._painting = (self._current_rows(), self.size.width)
+        try:
+            return super().render_lines(crop)  # plain_box's choice of path
+        finally:
+            self._painting = None
+
+    _painting: tuple[list[ChartRow], int] | None = None
+
+    def render_line(self, y: int) -> Strip:
+        """One row as a Strip, converted once per change (the line API: a paint of a few changed
+        rows does not turn the whole figure into Textual content again)."""
+        rows, width = self._painting or (self._current_rows(), self.size.width)
+        if not 0 <= y < len(rows):
+            return Strip.blank(width, self.rich_style)
+        strip = self._strips.get(y)
+        if strip is None:
+            if not self._strips:  # the whole figure is new (first paint, resize, theme): look the style up again
+                self._strip_style = self.rich_style  # per row it would cost more than the row itself
+            strip = Strip(rows[y])
+            if strip.cell_length != width:
+                strip = strip.crop_extend(0, width, self._strip_style)
+            self._strips[y] = strip
+        return strip
+
+    def draw(self, *args) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class RooflineChart(_Chart):
+    """Arithmetic intensity against FLOP/s, log-log: the roof, the ridge, every op."""
+
+    def draw(self, points: RooflinePoints, spec: Ceilings, achievable: Ceilings,
+             baseline: tuple[float, float] | None = None, live: list[tuple[float, float]] = ()) -> None:
+        """``live``: the running workload's recent (log10 FLOP/B, log10 FLOP/s), oldest first."""
+        plt = self.plt
+        xs_all = points.decode_x + points.prefill_x + [points.step_x] + [x for x, _ in live]
+        ridge = spec.ridge_flops_per_byte
+        x_low = min(-1.0, math.floor(min(xs_all)))
+        x_high = max(math.ceil(math.log10(ridge)) + 1.0, math.ceil(max(xs_all)))
+        for ceil_, label, color in ((spec, "spec roof", "red"), (achievable, "achievable roof", "gray")):
+            # three points: plotext joins them with straight segments (slope, then flat roof)
+            knee = math.log10(ceil_.ridge_flops_per_byte)
+            x = [x_low, knee, x_high]
+            roof = [math.log10(ceil_.mem_bw_bytes_per_s) + x_low, math.log10(ceil_.matmul_flops_per_s),
+                    math.log10(ceil_.matmul_flops_per_s)]
+            plt.plot(x, roof, label=label, color=color, marker="braille")
+        int8_peak = spec.integer_gemm_flops_per_s if points.integer_gemms else None
+        if int8_peak:  # GGUF weights: llama.cpp's int8 GEMMs may run up to the int8 peak
+            knee = math.log10(int8_peak / spec.mem_bw_bytes_per_s)
+            plt.plot([knee, x_high], [math.log10(int8_peak)] * 2, label="int8 roof (GGUF GEMMs)", color="orange",
+                     marker="braille")
+        if points.prefill_x:
+            plt.scatter(points.prefill_x, points.prefill_y, label="prefill ops", marker="+", color="cyan")
+        if points.decode_x:
+            plt.scatter(points.decode_x, points.decode_y, label="decode ops", marker="o", color="yellow")
+        if baseline is not None:
+            plt.scatter([baseline[0]], [baseline[1]], label="baseline step", marker="B", color="gray")
+        plt.scatter([points.step_x], [points.step_y], label="decode step", marker="@", color="green")
+        if len(live) > 1:
+            plt.scatter([x for x, _ in live[:-1]], [y for _, y in live[:-1]], label="live trail", marker=".",
+                        color="magenta")
+        if live:
+            plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
+        peak_log = math.log10(max(spec.matmul_flops_per_s, int8_peak or 0.0))
+        plt.vline(math.log10(ridge), color="gray")
+        # the ridge's value above the roof
+        plt.text(f"ridge {flop_per_byte(ridge)} FLOP/B", math.log10(ridge), peak_log + 0.35, color="red")
+        ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
+        y_low = math.floor(min(min(ys_all), np.log10(spec.mem_bw_bytes_per_s) + x_low))
+        plt.xlim(x_low, x_high)
+        plt.ylim(y_low, peak_log + 0.5)
+        plt.xticks(*decade_ticks(x_low, x_high))
+        plt.yticks(*decade_ticks(y_low, peak_log + 0.5))
+        plt.xlabel("arithmetic intensity (FLOP/B)")
+        plt.ylabel("FLOP/s")
+        plt.title(f"roofline at {spec.compute_dtype}: peak {si(spec.matmul_flops_per_s, 'FLOP/s')}, "
+                  f"bandwidth {si(spec.mem_bw_bytes_per_s, 'B/s')}")
+
+
+class BatchSweepChart(_Chart):
+    """Aggregate and per-sequence decode tokens/s against batch (log2 x, log10 y)."""
+
+    def draw(self, sweep: BatchSweep, current_batch: int, current_tokens_per_s: float,
+             current_tokens_per_s_per_seq: float) -> None:
+        """The scenario's own batch is marked on both curves (``@``, named in the legend), not by a line across
+        the plot: a line would move through every row of the chart on each ``+``/``-``."""
+        plt = self.plt
+        x = np.log2(sweep.batches)
+        agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
+        plt.plot(x.tolist(), agg.tolist(), label="aggregate tok/s", marker="o", color="green")
+        plt.plot(x.tolist(), per_seq.tolist(), label="per-sequence tok/s", marker="x", color="cyan")
+        here = math.log2(current_batch)
+        plt.scatter([here, here], [math.log10(current_tokens_per_s), math.log10(current_tokens_per_s_per_seq)],
+                    label=f"this batch, B={current_batch:,}", marker="@", color="orange")
+        y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
+        span = y_high - y_low
+        # labels in the top and bottom margins of the plot, clear of the curves (which span min..max)
+        if sweep.max_batch_that_fits >= 1:
+            plt.vline(math.log2(sweep.max_batch_that_fits), color="red")
+            plt.text(f"memory limit B={sweep.max_batch_that_fits:,}", math.log2(sweep.max_batch_that_fits),
+                     y_high + 0.04 * span, color="red")
+        if sweep.compute_bound_batch is not None and sweep.compute_bound_batch <= sweep.batches[-1]:
+            plt.vline(math.log2(sweep.compute_bound_batch), color="yellow")
+            plt.text(f"compute-bound from B={sweep.compute_bound_batch:,}", math.log2(sweep.compute_bound_batch),
+                     y_low - 0.04 * span, color="yellow")
+        ticks = decade_ticks(y_low, y_high)
+        y_low, y_high = y_low - 0.08 * span, y_high + 0.08 * span
+        plt.ylim(y_low, y_high)
+        plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
+        plt.yticks(*ticks)
+        plt.xlabel("batch")
+        plt.ylabel("decode tok/s")
+        crossover = ("never compute-bound" if sweep.compute_bound_batch is None
+                     else f"compute-bound from B={sweep.compute_bound_batch:,}")
+        plt.title(f"batch sweep: aggregate grows, per-sequence falls; {crossover}")
+
+
+class ContextSweepChart(_Chart):
+    """Decode tokens/s per sequence against context, and the share of the step spent on KV traffic."""
+
+    def draw(self, sweep: ContextSweep, current_context: float, current_tokens_per_s_per_seq: float,
+             current_kv_time_share: float) -> None:
+        """The context the decode step is shown at is marked with an ``@`` on each curve, named in the legend."""
+        plt = self.plt
+        x = np.log2(sweep.contexts)
+        plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), label="tok/s per sequence", marker="o",
+                 color="green")
+        plt.plot(x.tolist(), (100 * sweep.kv_time_share).tolist(), label="KV traffic % of step", marker="x",
+                 color="yellow", yside="right")
+        here = math.log2(current_context)
+        plt.scatter([here], [current_tokens_per_s_per_seq], label=f"this step, context {current_context:,.0f}",
+                    marker="@", color="orange")
+        plt.scatter([here], [100 * current_kv_time_share], marker="@", color="orange", yside="right")
+        plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
+        plt.xlabel("context (tokens)")
+        plt.ylabel("tok/s per sequence", yside="left")
+        plt.ylabel("KV share %", yside="right")
+        plt.ylim(0, 100, yside="right")
+        plt.title("context sweep: the KV cache takes over the step")
+
+
+class MemoryChart(_Chart):
+    """Per-device memory: weights, KV, activations, reserve against capacity (GiB)."""
+
+    def draw(self, parts_gib: dict[str, float], capacity_gib: float) -> None:
+        plt = self.plt
+        labels = [f"{name} {value:,.1f}" for name, value in parts_gib.items()]
+        total = sum(parts_gib.values())
+        labels.append(f"total {total:,.1f}")
+        values = [*parts_gib.values(), total]
+        over = total > capacity_gib
+        plt.bar(labels, values, orientation="horizontal", width=0.5, color="red" if over else "blue")
+        plt.vline(capacity_gib, color="red")
+        plt.text(f"capacity {capacity_gib:,.1f} GiB", capacity_gib, len(values) + 0.4, color="red", alignment="right")
+        plt.xlim(0, max(capacity_gib, total) * 1.05)
+        plt.ylim(0.3, len(values) + 0.8)
+        verdict = "DOES NOT FIT" if over else "fits"
+        plt.title(f"memory per device (GiB): {total:,.1f} of {capacity_gib:,.1f} - {verdict}")
+        plt.xlabel("GiB")
+
+
+class HistoryGrowthChart(_Chart):
+    """Compute and bandwidth growth since 2011, normalised to a baseline device."""
+
+    def draw(self, data) -> None:
+        from roofline.tui.views.history_charts import draw_growth
+
+        draw_growth(self.plt, data)
+
+
+class HistoryRidgeChart(_Chart):
+    """The ridge point per device and year."""
+
+    def draw(self, data) -> None:
+        from roofline.tui.views.history_charts import draw_ridge
+
+        draw_ridge(self.plt, data)

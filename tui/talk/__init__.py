@@ -1,0 +1,1 @@
+"""Talk mode: the presentation screen over the explorer, and deck handling."""

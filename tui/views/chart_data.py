@@ -1,0 +1,102 @@
+"""What each chart view draws, from explorer results (shared by the explorer, talk mode and handouts)."""
+
+from __future__ import annotations
+
+import math
+
+from roofline.models.estimate import time_op
+from roofline.models.history import default_endpoints, metric_value
+from roofline.presets.loader import PresetCatalog
+
+from roofline.tui.explorer.charts import roofline_points
+from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.views.formatting import duration
+from roofline.tui.views.history_charts import HistoryData, history_data
+
+CHART_VIEWS = ("roofline", "batch", "context", "memory")
+GIB = 1024**3
+
+
+def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
+               baseline: ExplorerResults | None = None) -> tuple:
+    """The arguments of the view's chart ``show``/``draw`` call."""
+    if view == "roofline":
+        base = None
+        if baseline is not None:
+            bp = roofline_points(baseline.decode_ops, baseline.prefill_ops, baseline.spec)
+            base = (bp.step_x, bp.step_y)
+        return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base)
+    if view == "batch":
+        decode = r.chosen(achievable).decode
+        return (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
+                decode.tokens_per_s_per_seq)
+    if view == "context":
+        point = r.context_point(achievable)
+        return (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
+                float(point.kv_time_share[0]))
+    if view == "memory":
+        m = r.memory
+        return ({"weights": m.per_device_weights_bytes / GIB, "KV cache": m.per_device_kv_cache_bytes / GIB,
+                 "activations": m.per_device_activation_bytes / GIB,
+                 "reserve": m.per_device_runtime_reserve_bytes / GIB}, m.capacity_bytes / GIB)
+    raise ValueError(f"{view!r} is not a chart view")
+
+
+def live_points_log10(trail) -> list[tuple[float, float]]:
+    """The live trail (oldest first) as (log10 FLOP/B, log10 FLOP/s); idle or all-compute samples are left out."""
+    if trail is None:
+        return []
+    return [(math.log10(p.arithmetic_intensity_flop_per_byte), math.log10(p.achieved_flops_per_s))
+            for p in trail.points if p.arithmetic_intensity_flop_per_byte and p.achieved_flops_per_s > 0]
+
+
+def history_for(catalog: PresetCatalog, r: ExplorerResults, metric: str = "bf16", vendor: str = "all"
+                ) -> HistoryData | None:
+    """Datacenter parts (and the selected device) against the first 2012 NVIDIA part."""
+    current = r.scenario.hardware
+    devices = [hw for hw in catalog.hardware.values()
+               if (hw.category == "datacenter" or hw.id == current.id) and vendor in ("all", hw.vendor)]
+    first, last = default_endpoints(catalog.hardware.values())
+    if first is None or last is None:
+        return None
+    baseline = catalog.hardware[first]
+    if metric_value(baseline, metric) is None:
+        candidates = sorted((hw for hw in devices if metric_value(hw, metric)), key=lambda hw: hw.year)
+        if not candidates:
+            return None
+        baseline = candidates[0]
+    return history_data(devices or [current], metric, baseline, catalog.hardware[last], current.id)
+
+
+def ops_table_lines(r: ExplorerResults, top: int = 10) -> list[str]:
+    """The decode step's most expensive ops as plain text."""
+    timed = [(op, float(time_op(op, r.spec).time_s) * op.count) for op in r.decode_ops]
+    total = sum(t for _, t in timed)
+    lines = [f"{'decode op':24} {'x':>4} {'FLOP/B':>8} {'limited by':>12} {'time':>10} {'share':>6}"]
+    for op, t in sorted(timed, key=lambda item: -item[1])[:top]:
+        ai = "-" if op.kind == "collective" else f"{float(op.arithmetic_intensity_flops_per_byte):,.1f}"
+        lines.append(f"{op.name[:24]:24} {op.count:>4} {ai:>8} {time_op(op, r.spec).limited_by:>12} "
+                     f"{duration(t):>10} {100 * t / total:5.1f}%")
+    return lines
+
+
+def compare_lines(catalog: PresetCatalog, r: ExplorerResults, hardware_ids: list[str]) -> list[str]:
+    """The slide's workload on other devices, as plain text."""
+    from roofline.models.errors import ModelInputError
+    from roofline.models.scenario import Scenario
+
+    lines = [f"{'device':34} {'tok/s/seq':>10} {'tok/s total':>12} {'TTFT':>10} {'fits':>5}"]
+    for hw_id in dict.fromkeys([r.scenario.hardware.id, *hardware_ids]):
+        hw = catalog.hardware.get(hw_id)
+        if hw is None:
+            continue
+        try:
+            other = compute_results(Scenario(hardware=hw, model=r.scenario.model, precisions=r.scenario.precisions,
+                                             batching=r.scenario.batching, parallelism=r.scenario.parallelism))
+        except ModelInputError as err:
+            lines.append(f"{hw.name[:34]:34} n/a: {err}")
+            continue
+        e = other.bound
+        lines.append(f"{hw.name[:34]:34} {e.decode.tokens_per_s_per_seq:10,.1f} {e.decode.tokens_per_s:12,.0f} "
+                     f"{duration(e.ttft_s):>10} {'yes' if other.memory.fits else 'NO':>5}")
+    return lines
