@@ -1,9 +1,11 @@
 """Why ``expected`` is slower than ``bound``: the decode step gap, term by term (pure).
 
 Starting from the bound (spec ceilings, no fixed costs), each assumption of ``expected`` is
-switched on in turn and the mean decode step re-evaluated; the differences add up to the gap:
+switched on in turn and the mean decode step re-timed; the differences add up to the gap:
 achievable bandwidth, matmul and attention rates, compute and memory that do not overlap within a
 kernel, weight-only dequantisation, the per-kernel cost, the collective latency and link efficiency.
+The ops are built once (at a few sample contexts, :func:`inference.decode_step_samples`) and timed under each
+set of ceilings; the mean over the decode contexts is a closed form, so the gap costs the same at any output length.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from .estimate import Ceilings, ceilings
-from .inference import mean_decode_step_s
+from .inference import DecodeStepSamples, decode_step_samples, mean_decode_step_from_ops
 from .scenario import Scenario
 
 
@@ -22,8 +24,8 @@ class GapTerm:
     detail: str
 
 
-def _mean_step_s(scenario: Scenario, c: Ceilings) -> float:
-    return float(mean_decode_step_s(scenario, c, scenario.batching.batch_size))
+def _mean_step_s(samples: DecodeStepSamples, c: Ceilings) -> float:
+    return float(mean_decode_step_from_ops(samples, c))
 
 
 def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
@@ -48,8 +50,9 @@ def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
         ("kernel fixed cost", f"{expected.kernel_overhead_s * 1e6:.1f} us per kernel", None),
         ("collectives", f"{expected.collective_latency_s * 1e6:.0f} us latency, link at {link_share:.0%}", None),
     ]
+    samples = decode_step_samples(scenario, scenario.batching.batch_size)
     current = bound
-    previous = _mean_step_s(scenario, bound)
+    previous = _mean_step_s(samples, bound)
     start = previous
     terms = []
     for label, detail, target in stages:
@@ -62,7 +65,7 @@ def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
         elif label == "collectives":
             target = replace(current, collective_latency_s=expected.collective_latency_s,
                              link_bw_bytes_per_s=expected.link_bw_bytes_per_s)
-        step = _mean_step_s(scenario, target)
+        step = _mean_step_s(samples, target)
         terms.append(GapTerm(label, step - previous, detail))
         previous, current = step, target
     return start, terms, previous

@@ -2,8 +2,9 @@
 
 - Prefill: one pass over B prompts of P tokens; its LM head yields the first output token,
   so time to first token = prefill time.
-- Decode: G-1 further steps; step k (k = 1..G-1) attends to c = P + k tokens. Step times
-  are evaluated for every context at once (numpy) and averaged; with G = 1 the decode
+- Decode: G-1 further steps; step k (k = 1..G-1) attends to c = P + k tokens. Sums over the
+  contexts are closed forms (:mod:`context_sums`: each op is polynomial in c between window
+  and compute/memory break points), so their cost does not grow with G; with G = 1 the decode
   figures describe the step that would come next (c = P + 1).
 - Generation: prefill + the sum of decode steps; output tokens/s = B*G / that time.
 - Idle-core % = 100 * (1 - useful FLOP/s / spec peak FLOP/s); MBU = bytes/s / spec bandwidth;
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .context_sums import context_count, context_pieces, context_sums, op_time_sum_s, sample_contexts
 from .estimate import Ceilings, PassTotals, ceilings, compute_and_memory_s, pass_totals, time_op
 from .ops import Number, build_ops
 from .scenario import Scenario
@@ -88,23 +90,44 @@ def mean_decode_step_s(scenario: Scenario, c: Ceilings, batches: Number) -> np.n
     once per batch. Ops that do (attention over the KV cache) are per-sequence work: FLOPs and
     bytes are B times those of one sequence, so with k the fixed per-kernel cost
     time(B, c) = B * (time(1, c) - k) + k, and the mean over contexts is
-    B * mean_c(time(1, c) - k) + k. One 1-D pass over the contexts and one over the batches
-    replace a batch x context grid.
+    B * mean_c(time(1, c) - k) + k, with the sum over contexts in closed form
+    (:func:`context_sums.op_time_sum_s`): a few sample contexts, whatever the output length.
     """
-    contexts = decode_contexts(scenario)
+    return mean_decode_step_from_ops(decode_step_samples(scenario, batches), c)
+
+
+@dataclass(frozen=True, slots=True)
+class DecodeStepSamples:
+    """The ops :func:`mean_decode_step_s` times, built once for any ceilings: one sequence at the sample contexts
+    of the decode pieces, and every batch at the first context."""
+
+    pieces: tuple
+    per_sequence: list
+    per_batch: list
+    batches: np.ndarray
+
+
+def decode_step_samples(scenario: Scenario, batches: Number) -> DecodeStepSamples:
+    pieces = context_pieces(scenario)
     batches = np.asarray(batches, dtype=float)
-    per_sequence = build_ops(scenario, "decode", batch=1.0, context=contexts)
-    per_batch = build_ops(scenario, "decode", batch=batches, context=contexts[0])
+    per_sequence = build_ops(scenario, "decode", batch=1.0, context=sample_contexts(pieces))
+    per_batch = build_ops(scenario, "decode", batch=batches, context=float(pieces[0][0]))
     if [op.name for op in per_sequence] != [op.name for op in per_batch]:
         raise AssertionError("decode ops differ between batch and context evaluation")
-    total = np.zeros_like(batches)
-    for one, many in zip(per_sequence, per_batch, strict=True):
+    return DecodeStepSamples(pieces, per_sequence, per_batch, batches)
+
+
+def mean_decode_step_from_ops(samples: DecodeStepSamples, c: Ceilings) -> np.ndarray:
+    """:func:`mean_decode_step_s` from ops already built (the gap times the same ops under six ceilings)."""
+    steps = context_count(samples.pieces)
+    total = np.zeros_like(samples.batches)
+    for one, many in zip(samples.per_sequence, samples.per_batch, strict=True):
         t_one = time_op(one, c)
         if np.ndim(t_one.time_s) == 0:  # does not depend on the context
             total = total + many.count * time_op(many, c).time_s
         else:
-            per_seq_s = float(np.mean(t_one.time_s)) - t_one.overhead_s
-            total = total + one.count * (batches * per_seq_s + t_one.overhead_s)
+            per_seq_s = op_time_sum_s(one, c, samples.pieces) / steps - t_one.overhead_s
+            total = total + one.count * (samples.batches * per_seq_s + t_one.overhead_s)
     return total
 
 
@@ -152,7 +175,8 @@ def _phase(t: PassTotals, c: Ceilings, pp: int, idle_reference_flops_per_s: floa
 @dataclass(frozen=True, slots=True)
 class GenerationOps:
     """The ops of one generation, which do not depend on the estimate: the prefill pass over B prompts, and the
-    decode step at every context of the generation (vectorised over :func:`decode_contexts`)."""
+    decode step at the sample contexts of its pieces (:func:`context_sums.sample_contexts`; three per piece,
+    whatever the output length)."""
 
     scenario: Scenario
     prefill: list
@@ -163,7 +187,7 @@ def generation_ops(scenario: Scenario) -> GenerationOps:
     b = scenario.batching
     return GenerationOps(scenario=scenario, prefill=build_ops(scenario, "prefill", batch=b.batch_size),
                          decode_steps=build_ops(scenario, "decode", batch=b.batch_size,
-                                                context=decode_contexts(scenario)))
+                                                context=sample_contexts(context_pieces(scenario))))
 
 
 def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) -> Estimate:
@@ -180,11 +204,9 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
         raise ValueError("estimate: the ops given were built for another scenario")
     idle_reference = _idle_reference_flops_per_s(scenario, c)
     prefill = _phase(pass_totals(ops.prefill, c), c, pp, idle_reference)
-    steps = len(decode_contexts(scenario))
-    per_step = pass_totals(ops.decode_steps, c)  # fields that do not depend on the context are numbers
-    step_times = np.broadcast_to(per_step.time_s, (steps,))
-    mean_step = float(np.mean(step_times))
-    decode_s = float(np.sum(step_times)) if b.output_tokens > 1 else 0.0
+    sums = context_sums(ops.decode_steps, c, context_pieces(scenario))
+    mean_step = sums.total.time_s / sums.steps
+    decode_s = sums.total.time_s if b.output_tokens > 1 else 0.0
     generation = prefill.time_s + decode_s
     return Estimate(
         name=name,
@@ -192,10 +214,10 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
         prefill=prefill,
         decode=DecodeEstimate(
             steps=b.output_tokens - 1,
-            phase=_phase(per_step, c, pp, idle_reference, steps),
+            phase=_phase(sums.total, c, pp, idle_reference),
             step_time_s=mean_step,
-            first_step_time_s=float(step_times[0]),
-            last_step_time_s=float(step_times[-1]),
+            first_step_time_s=sums.first.time_s,
+            last_step_time_s=sums.last.time_s,
             tokens_per_s_per_seq=1.0 / mean_step,
             tokens_per_s=b.batch_size / mean_step,
         ),

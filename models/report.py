@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .context_sums import decode_context_range
 from .estimate import ESTIMATES, ceilings, expected_assumptions, time_op
 from .gap import decode_gap
-from .inference import Estimate, compute_bound_batch, decode_contexts, estimate, mean_decode_context
+from .inference import Estimate, compute_bound_batch, estimate, mean_decode_context
 from .memory import memory_footprint
 from .ops import build_ops
 from .scenario import Scenario
@@ -67,7 +68,7 @@ def _ops(scenario: Scenario) -> list[dict[str, Any]]:
     b = scenario.batching
     bound = ceilings(scenario.hardware, scenario.precisions.compute_dtype, "bound")
     expected = ceilings(scenario.hardware, scenario.precisions.compute_dtype, "expected")
-    first_context = float(decode_contexts(scenario)[0])
+    first_context = float(decode_context_range(scenario)[0])
     rows: list[dict[str, Any]] = []
     for phase, context in (("prefill", 0.0), ("decode", first_context)):
         ops = build_ops(scenario, phase, batch=b.batch_size, context=context)

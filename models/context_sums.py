@@ -1,0 +1,186 @@
+"""Sums over the decode steps' contexts in closed form, at a cost that does not grow with the output length (pure).
+
+Decode step k (k = 1..G-1) attends to c = P + k tokens. Every op's FLOPs and bytes are polynomials of degree <= 2
+in c (degree 1 today: decode attention reads B*c*g*(d_qk+d_v)*b_kv bytes, :mod:`ops`) between the contexts where
+``min(c, window)`` changes slope (a sliding-window layer group's window W: the pieces [lo, W] and [W+1, hi]).
+On such a piece, sampled at its ends a, b and its middle m = (a+b)/2 (t = -1, 1, 0 in t = (x - m)/h, h = (b-a)/2),
+
+    p(t) = p_m + beta*t + gamma*t^2,  beta = (p_b - p_a)/2,  gamma = (p_a + p_b)/2 - p_m,
+
+and over the n = b-a+1 integers of the piece sum(t) = 0 and sum(t^2) = n(n+1)/(3(n-1)), so
+
+    sum_{x=a..b} p(x) = n*p_m + gamma * n(n+1)/(3(n-1))     (n >= 2; n = 1: p_a).
+
+An op's time is max(compute, memory) + (1 - overlap) * min(compute, memory) + a fixed cost (:mod:`estimate`):
+a polynomial on each side of the contexts where compute(c) = memory(c), the roots of the polynomial
+compute - memory, solved per piece (at most two). Each op is split there and the formula applied to each part;
+the op at the parts' sample contexts is the op at the piece's samples, each field interpolated by p(t) (exact for
+polynomials), timed by :func:`estimate.time_op`. Three ops per piece and per root replace one per context.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .estimate import Ceilings, PassTotals, pass_totals, time_op
+from .ops import Number, Op
+from .scenario import Scenario
+
+Pieces = tuple[tuple[int, int], ...]
+SAMPLES_PER_PIECE = 3  # a, (a+b)/2, b: a polynomial of degree <= 2 per piece
+# gamma below this share of the samples' scale: the difference compute - memory is linear (rounding, not curvature)
+_LINEAR_REL = 1e-12
+
+
+def decode_context_range(scenario: Scenario) -> tuple[int, int]:
+    """First and last context of the decode steps: P+1 .. P+G-1 (P+1 alone when G = 1), as
+    :func:`inference.decode_contexts` lists them."""
+    p, g = scenario.batching.prompt_tokens, scenario.batching.output_tokens
+    return p + 1, p + max(g, 2) - 1
+
+
+def context_pieces(scenario: Scenario) -> Pieces:
+    """The decode contexts split where a layer group's sliding window W stops growing (after c = W): within a piece
+    every op's FLOPs and bytes are one polynomial in c."""
+    lo, hi = decode_context_range(scenario)
+    cuts = sorted({g.window_tokens for g in scenario.model.layer_groups
+                   if g.window_tokens is not None and lo <= g.window_tokens < hi})
+    starts = [lo, *(w + 1 for w in cuts)]
+    ends = [*cuts, hi]
+    return tuple(zip(starts, ends, strict=True))
+
+
+def sample_contexts(pieces: Pieces) -> np.ndarray:
+    """a, (a+b)/2, b for each piece (a, b), one after another (a float array of 3 per piece)."""
+    return np.array([x for a, b in pieces for x in (a, (a + b) / 2, b)], dtype=float)
+
+
+def context_count(pieces: Pieces) -> int:
+    return sum(b - a + 1 for a, b in pieces)
+
+
+def _piece_weights(pieces: Pieces) -> tuple[np.ndarray, np.ndarray]:
+    """(n, n(n+1)/(3(n-1))) per piece; the second is 0 for a single context (then p_m = p_a)."""
+    n = np.array([b - a + 1 for a, b in pieces], dtype=float)
+    curvature = np.where(n > 1, n * (n + 1) / (3 * np.maximum(n - 1, 1)), 0.0)
+    return n, curvature
+
+
+def piece_sums(values: Number, pieces: Pieces) -> float:
+    """Sum over every integer context of the pieces of a quantity given at :func:`sample_contexts` (a number: the
+    same at every context) and polynomial of degree <= 2 on each piece."""
+    if np.ndim(values) == 0:
+        return float(values) * context_count(pieces)
+    v = np.asarray(values, dtype=float).reshape(len(pieces), SAMPLES_PER_PIECE)
+    n, curvature = _piece_weights(pieces)
+    gamma = (v[:, 0] + v[:, 2]) / 2 - v[:, 1]
+    return float(np.sum(n * v[:, 1] + gamma * curvature))
+
+
+def _roots_t(d_a: float, d_m: float, d_b: float) -> list[float]:
+    """Roots in (-1, 1) of d(t) = d_m + beta*t + gamma*t^2 through (-1, d_a), (0, d_m), (1, d_b)."""
+    beta, gamma = (d_b - d_a) / 2, (d_a + d_b) / 2 - d_m
+    scale = abs(d_a) + abs(d_m) + abs(d_b)
+    if abs(gamma) <= _LINEAR_REL * scale:
+        roots = [-d_m / beta] if beta != 0 else []
+    else:
+        disc = beta * beta - 4 * gamma * d_m
+        if disc < 0:
+            return []
+        q = -(beta + math.copysign(math.sqrt(disc), beta)) / 2  # the stable pair: q/gamma and d_m/q
+        roots = [q / gamma] + ([d_m / q] if q != 0 else [])
+    return sorted(t for t in roots if -1 < t < 1)
+
+
+def _split(pieces: Pieces, d: np.ndarray) -> list[tuple[int, int, int]]:
+    """(parent piece, a', b'): the pieces cut after the last integer before each root of d = compute - memory,
+    so that on each part one branch of the roofline max holds (at an integer within rounding of a root both
+    branches agree)."""
+    v = np.asarray(d, dtype=float).reshape(len(pieces), SAMPLES_PER_PIECE)
+    parts = []
+    for i, (a, b) in enumerate(pieces):
+        m, h = (a + b) / 2, (b - a) / 2
+        start = a
+        if b > a:
+            for t in _roots_t(*v[i]):
+                cut = math.floor(m + t * h)
+                if start <= cut < b:
+                    parts.append((i, start, cut))
+                    start = cut + 1
+        parts.append((i, start, b))
+    return parts
+
+
+def _array_fields(op: Op) -> list[str]:
+    """The op's fields that vary over the sampled contexts (``dims`` is description, not work)."""
+    return [f.name for f in dataclasses.fields(op) if f.name != "dims" and isinstance(getattr(op, f.name), np.ndarray)]
+
+
+def _interpolated(op: Op, pieces: Pieces, parts: list[tuple[int, int, int]]) -> Op:
+    """The op at the parts' sample contexts: each array field's polynomial through the parent piece's samples."""
+    parent = np.repeat([i for i, _, _ in parts], SAMPLES_PER_PIECE)
+    x = sample_contexts(tuple((a, b) for _, a, b in parts))
+    mids = np.array([(a + b) / 2 for a, b in pieces])[parent]
+    halves = np.array([(b - a) / 2 for a, b in pieces])[parent]
+    t = np.divide(x - mids, halves, out=np.zeros_like(x), where=halves > 0)
+    changes = {}
+    for name in _array_fields(op):
+        v = np.broadcast_to(getattr(op, name), (len(pieces) * SAMPLES_PER_PIECE,)).reshape(len(pieces), -1)[parent]
+        beta, gamma = (v[:, 2] - v[:, 0]) / 2, (v[:, 0] + v[:, 2]) / 2 - v[:, 1]
+        changes[name] = v[:, 1] + t * (beta + t * gamma)
+    return dataclasses.replace(op, dims=(), **changes)
+
+
+def op_time_sum_s(op: Op, c: Ceilings, pieces: Pieces) -> float:
+    """Sum over every context of the pieces of one occurrence's time; ``op`` built at :func:`sample_contexts`."""
+    t = time_op(op, c)
+    if np.ndim(t.time_s) == 0:
+        return float(t.time_s) * context_count(pieces)
+    shape = (len(pieces) * SAMPLES_PER_PIECE,)
+    d = np.broadcast_to(np.asarray(t.compute_s) - np.asarray(t.memory_s), shape)
+    parts = _split(pieces, d)
+    if len(parts) == len(pieces):  # no root inside: one branch per piece, the samples already time it
+        return piece_sums(np.broadcast_to(t.time_s, shape), pieces)
+    timed = time_op(_interpolated(op, pieces, parts), c)
+    part_pieces = tuple((a, b) for _, a, b in parts)
+    return piece_sums(np.broadcast_to(timed.time_s, (len(parts) * SAMPLES_PER_PIECE,)), part_pieces)
+
+
+def varies_with_context(op: Op) -> bool:
+    return bool(_array_fields(op))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContextSums:
+    """A decode pass summed over every context of the pieces, and the pass at the first and the last context."""
+
+    steps: int
+    total: PassTotals  # every field summed over the contexts (numbers)
+    first: PassTotals
+    last: PassTotals
+
+
+_TOTAL_FIELDS = tuple(f.name for f in dataclasses.fields(PassTotals))
+
+
+def _at(t: PassTotals, index: int) -> PassTotals:
+    return PassTotals(**{name: float(np.ravel(getattr(t, name))[index]) if np.ndim(getattr(t, name))
+                         else float(getattr(t, name)) for name in _TOTAL_FIELDS})
+
+
+def context_sums(ops: list[Op], c: Ceilings, pieces: Pieces) -> ContextSums:
+    """Every :class:`PassTotals` field of the decode pass ``ops`` (built at :func:`sample_contexts`) summed over the
+    contexts. Work, compute, memory and fixed terms are polynomial per piece; the time adds, for each op that varies
+    with the context, its exact piecewise sum (:func:`op_time_sum_s`) in place of the samples' polynomial."""
+    at_samples = pass_totals(ops, c)
+    sums = {name: piece_sums(getattr(at_samples, name), pieces) for name in _TOTAL_FIELDS}
+    for op in ops:
+        if varies_with_context(op):
+            sampled = np.broadcast_to(time_op(op, c).time_s, (len(pieces) * SAMPLES_PER_PIECE,))
+            sums["time_s"] += op.count * (op_time_sum_s(op, c, pieces) - piece_sums(sampled, pieces))
+    return ContextSums(steps=context_count(pieces), total=PassTotals(**sums), first=_at(at_samples, 0),
+                       last=_at(at_samples, -1))
