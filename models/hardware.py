@@ -45,6 +45,10 @@ class Hardware:
     # the figures here are per device (the loader divides package figures by this count).
     devices_per_package: int = 1
     tdp_w: float | None = None
+    # on-demand cloud price per device-hour (a package's price / devices_per_package), None where none is published;
+    # price_source names the offer, its URL and the date it was read
+    price_usd_per_hour: float | None = None
+    price_source: str = ""
     achievable_mem_bw_fraction: float | None = None
     achievable_matmul_fraction: dict[str, float] = field(default_factory=dict)
     source: str = ""

@@ -30,7 +30,7 @@ _HW_OPTIONAL = (
     "id", "category", "memory_type", "memory_capacity_gib", "memory_capacity_gb", "interconnect",
     "interconnect_bw_gb_per_s", "interconnect_latency_us", "l2_cache_mb", "tdp_w", "notes", "achievable",
     "devices_per_package",
-    "sources",
+    "sources", "price_usd_per_hour", "price_source",
 )
 _ACHIEVABLE_KEYS = (
     "mem_bw_fraction", "mem_bw_source", "matmul_fraction", "matmul_source", "fp8_matmul_fraction",
@@ -204,6 +204,10 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     capacity /= per_package
     peaks = {k: v / per_package for k, v in peaks.items()}
     l2_mb = doc.number(d, "l2_cache_mb", "l2_cache_mb", required=False)
+    # on-demand price of the package per hour (divided per device below), with its offer, URL and date
+    price = doc.number(d, "price_usd_per_hour", "price_usd_per_hour", required=False, maximum=1e4)
+    if price is not None and not doc.string("price_source", required=False).strip():
+        raise doc.fail("price_usd_per_hour", "needs price_source (the offer, its URL and the date read)")
     sources = {k: str(v) for k, v in doc.table("sources", required=False).items()}
     for key in ("mem_bw_source", "matmul_source", "fp8_matmul_source"):
         if key in achievable:
@@ -231,6 +235,8 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
         source=doc.string("source"),
         notes=doc.string("notes", required=False),
         sources=sources,
+        price_usd_per_hour=None if price is None else price / per_package,
+        price_source=doc.string("price_source", required=False),
     )
 
 
