@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .loader import PresetError, PresetFileError, builtin_presets_dir, read_toml_file
+from .safe_files import clip, clip_repr
 from .scenario_file import SCENARIO_KEYS
 from .toml_io import line_of_key
 
@@ -57,14 +58,14 @@ def builtin_deck_path() -> Path:
 
 
 def _fail(path: Path, text: str, slide: int | None, key: str, message: str) -> PresetFileError:
-    where = f"slide {slide}: {key}" if slide is not None else key
+    where = f"slide {slide}: {clip(key)}" if slide is not None else clip(key)
     line = line_of_key(text, key.split(".")[-1]) if key else None
     return PresetFileError(PresetError(str(path), line, where, message))
 
 
 def read_deck(path: Path) -> Deck:
     """A deck, checked for shape; errors name the slide and key."""
-    data, text = read_toml_file(path)
+    data, text = read_toml_file(path, what="deck")
     title = data.get("title")
     if not isinstance(title, str) or not title.strip():
         raise _fail(path, text, None, "title", "missing or not a string")
@@ -87,13 +88,14 @@ def read_deck(path: Path) -> Deck:
             raise _fail(path, text, index, "lines", f"must be a list of at most {MAX_LINES} strings")
         view = raw.get("view", "none")
         if view not in VIEWS:
-            raise _fail(path, text, index, "view", f"unknown view {view!r} (choose from {', '.join(VIEWS)})")
+            raise _fail(path, text, index, "view", f"unknown view {clip_repr(view)} (choose from {', '.join(VIEWS)})")
         numbers = raw.get("numbers", [])
         if not isinstance(numbers, list) or len(numbers) > MAX_NUMBERS:
             raise _fail(path, text, index, "numbers", f"must be a list of at most {MAX_NUMBERS} names")
         for name in numbers:
             if name not in NUMBERS:
-                raise _fail(path, text, index, "numbers", f"unknown number {name!r} (choose from {', '.join(NUMBERS)})")
+                raise _fail(path, text, index, "numbers",
+                            f"unknown number {clip_repr(name)} (choose from {', '.join(NUMBERS)})")
         notes = raw.get("notes", "")
         if not isinstance(notes, str):
             raise _fail(path, text, index, "notes", "must be a string")
@@ -110,7 +112,8 @@ def read_deck(path: Path) -> Deck:
             if expected is float and isinstance(value, int) and not isinstance(value, bool):
                 value = float(value)
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-                raise _fail(path, text, index, f"scenario.{key}", f"must be {expected.__name__}, got {value!r}")
+                raise _fail(path, text, index, f"scenario.{key}",
+                            f"must be {expected.__name__}, got {clip_repr(value)}")
             scenario[key] = value
         slides.append(Slide(index, slide_title, tuple(lines), view, tuple(numbers), notes, dict(scenario),
                             tuple(compare)))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,17 @@ from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.hf_config import architecture_from_hf_config
 
-from .toml_io import TOMLDecodeError, decode_error_line, line_of_key, read_toml
+from .errors import PresetError, PresetFileError
+from .safe_files import (
+    FileRefusedError,
+    clip,
+    clip_repr,
+    is_folder,
+    list_folder,
+    read_text_capped,
+    user_path,
+)
+from .toml_io import KeyLines, long_number_line, read_toml
 
 ENV_PRESETS_DIR = "ROOFLINE_PRESETS"
 KINDS = ("hardware", "models")
@@ -43,24 +54,33 @@ _MODEL_OPTIONAL = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class PresetError:
-    """What is wrong with one preset file, and where."""
+# Plausible ranges of preset figures, in each key's own unit (as FIELD_LIMITS bound what a person types):
+# beyond them a figure is a typo or a unit slip (5e-324 GB/s passes "> 0" and turns reports into inf and NaN).
+# Built-ins span 68 to 8,000 GB/s, 2 to 288 GiB, 0.129 to 14,000 TFLOP/s, 0.5 to 256 MB of L2, 60 to 1,400 W.
+FIGURE_RANGES: dict[str, tuple[float, float]] = {
+    "mem_bw_gb_per_s": (0.01, 1e6),
+    "memory_capacity_gib": (0.001, 1e5),
+    "memory_capacity_gb": (0.001, 1e5),
+    "dense_peak_tflops": (0.001, 1e7),
+    "interconnect_bw_gb_per_s": (0.001, 1e6),
+    "interconnect_latency_us": (0.001, 1e6),
+    "l2_cache_mb": (0.001, 1e5),
+    "tdp_w": (0.1, 1e6),
+    "fraction": (1e-4, 1.0),
+    "published_params": (1e3, 1e14),
+}
+MAX_KEY_WARNINGS = 5  # unknown keys named one by one; the rest are counted in one more warning
+PRESET_ID = re.compile(r"[A-Za-z0-9._-]{1,200}")
 
-    path: str
-    line: int | None
-    key: str | None
-    message: str
 
-    def __str__(self) -> str:
-        where = self.path if self.line is None else f"{self.path}:{self.line}"
-        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
-
-
-class PresetFileError(ValueError):
-    def __init__(self, error: PresetError) -> None:
-        super().__init__(str(error))
-        self.error = error
+def check_preset_id(preset_id: str) -> str:
+    """``preset_id`` if it is an id (letters, digits, ``.``, ``_``, ``-``), never a path; else a one-line
+    :class:`PresetFileError`."""
+    if not isinstance(preset_id, str) or not PRESET_ID.fullmatch(preset_id) or preset_id.strip(".") == "":
+        raise PresetFileError(PresetError(clip_repr(preset_id), None, None,
+                                          "not a preset id (ids are letters, digits, '.', '_' and '-'; "
+                                          "a path is not accepted)"))
+    return preset_id
 
 
 @dataclass(slots=True)
@@ -77,10 +97,14 @@ def builtin_presets_dir() -> Path:
 
 
 def user_presets_dir() -> Path:
-    """``$ROOFLINE_PRESETS`` if set, else the platform's user config folder + ``presets``."""
+    """``$ROOFLINE_PRESETS`` if set, else the platform's user config folder + ``presets``.
+
+    :class:`~.safe_files.FileRefusedError` (one line) when the variable names a path the OS cannot take
+    (``~nouser/...``, a NUL, a name over 255 bytes).
+    """
     env = os.environ.get(ENV_PRESETS_DIR)
     if env:
-        return Path(env).expanduser()
+        return user_path(env, what=f"${ENV_PRESETS_DIR} folder")
     from platformdirs import user_config_dir
 
     return Path(user_config_dir("roofline")) / "presets"
@@ -93,27 +117,39 @@ class _Doc:
     def __init__(self, path: Path, data: dict[str, Any], text: str) -> None:
         self.path, self.data, self.text = path, data, text
         self.warnings: list[PresetError] = []
+        self._lines: KeyLines | None = None
+
+    def line(self, key: str) -> int | None:
+        if self._lines is None:  # built once per file: many lookups stay linear in the file's size
+            self._lines = KeyLines(self.text)
+        return self._lines.line(key)
 
     def fail(self, key: str, message: str) -> PresetFileError:
-        return PresetFileError(PresetError(str(self.path), line_of_key(self.text, key), key, message))
+        return PresetFileError(PresetError(str(self.path), self.line(key), clip(key), message))
 
     def number(self, table: Mapping[str, Any], key: str, dotted: str, *, required: bool = True,
-               positive: bool = True, maximum: float = 1e7) -> float | None:
-        """A finite number in (0, maximum]; ``maximum`` (in the key's own unit) catches unit slips
-        and keeps SI conversions finite."""
+               positive: bool = True, minimum: float = 0.0, maximum: float = 1e7,
+               limits: str | None = None) -> float | None:
+        """A finite number in (0, maximum], and at least ``minimum``; ``limits`` names a :data:`FIGURE_RANGES`
+        entry giving both. The range (in the key's own unit) catches unit slips and subnormal figures and
+        keeps SI conversions finite."""
+        if limits is not None:
+            minimum, maximum = FIGURE_RANGES[limits]
         if key not in table:
             if required:
                 raise self.fail(dotted, "missing")
             return None
         value = table[key]
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(dotted, f"must be a number, got {value!r}")
+            raise self.fail(dotted, f"must be a number, got {clip_repr(value)}")
         if value != value or value in (float("inf"), float("-inf")):
             raise self.fail(dotted, f"must be finite, got {value!r}")
         if positive and value <= 0:
-            raise self.fail(dotted, f"must be > 0, got {value!r}")
+            raise self.fail(dotted, f"must be > 0, got {clip_repr(value)}")
         if value > maximum:
-            raise self.fail(dotted, f"{value!r} is not plausible (more than {maximum:g})")
+            raise self.fail(dotted, f"{clip_repr(value)} is not plausible (more than {maximum:g})")
+        if value < minimum:
+            raise self.fail(dotted, f"{clip_repr(value)} is not plausible (less than {minimum:g})")
         return float(value)
 
     def string(self, key: str, *, required: bool = True) -> str:
@@ -123,7 +159,7 @@ class _Doc:
                 raise self.fail(key, "missing")
             return ""
         if not isinstance(value, str) or (required and not value.strip()):
-            raise self.fail(key, f"must be a non-empty string, got {value!r}")
+            raise self.fail(key, f"must be a non-empty string, got {clip_repr(value)}")
         return value
 
     def table(self, key: str, *, required: bool = True) -> dict[str, Any]:
@@ -138,14 +174,26 @@ class _Doc:
 
     def check_keys(self, allowed: tuple[str, ...], table: Mapping[str, Any], prefix: str = "", *,
                    strict: bool = True) -> None:
-        """Unknown keys are errors (``strict``) or warnings: the file loads and the key is ignored."""
-        for key in table:
-            if key not in allowed:
-                message = f"unknown key (allowed: {', '.join(allowed)})"
-                if strict:
-                    raise self.fail(prefix + key, message)
-                self.warnings.append(PresetError(str(self.path), line_of_key(self.text, prefix + key), prefix + key,
-                                                 message + "; ignored"))
+        """Unknown keys are errors (``strict``) or warnings: the file loads and the key is ignored.
+
+        The first :data:`MAX_KEY_WARNINGS` unknown keys are named one by one (file, line, key); the rest are
+        counted in one more warning, so a file with thousands of them costs one pass, not one per key.
+        """
+        allowed_set = frozenset(allowed)
+        unknown = [key for key in table if key not in allowed_set]
+        if not unknown:
+            return
+        message = f"unknown key (allowed: {', '.join(allowed)})"
+        if strict:
+            raise self.fail(prefix + unknown[0], message)
+        for key in unknown[:MAX_KEY_WARNINGS]:
+            self.warnings.append(PresetError(str(self.path), self.line(prefix + key), clip(prefix + key),
+                                             message + "; ignored"))
+        rest = unknown[MAX_KEY_WARNINGS:]
+        if rest:
+            names = ", ".join(clip(prefix + key, 40) for key in rest[:3])
+            self.warnings.append(PresetError(str(self.path), None, None,
+                                             f"{len(rest):,} more unknown keys ignored ({names}, ...)"))
 
     def check_schema(self, required: tuple[str, ...], optional: tuple[str, ...]) -> str:
         """Unknown keys and missing required keys are errors; returns the preset id."""
@@ -159,7 +207,7 @@ class _Doc:
         stem = self.path.stem
         given = self.data.get("id", stem)
         if given != stem:
-            raise self.fail("id", f"{given!r} does not match the file name {stem!r}")
+            raise self.fail("id", f"{clip_repr(given)} does not match the file name {clip_repr(stem)}")
         return stem
 
 
@@ -168,19 +216,20 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     hw_id = doc.check_schema(_HW_REQUIRED, _HW_OPTIONAL)
     year = d["year"]
     if isinstance(year, bool) or not isinstance(year, int) or not 1990 <= year <= 2100:
-        raise doc.fail("year", f"must be a year between 1990 and 2100, got {year!r}")
+        raise doc.fail("year", f"must be a year between 1990 and 2100, got {clip_repr(year)}")
     has_gib, has_gb = "memory_capacity_gib" in d, "memory_capacity_gb" in d
     if has_gib == has_gb:
         raise doc.fail("memory_capacity_gib", "give exactly one of memory_capacity_gib or memory_capacity_gb")
     if has_gib:
-        capacity = doc.number(d, "memory_capacity_gib", "memory_capacity_gib") * 1024**3
+        capacity = doc.number(d, "memory_capacity_gib", "memory_capacity_gib", limits="memory_capacity_gib") * 1024**3
         unit = "GiB"
     else:
-        capacity = doc.number(d, "memory_capacity_gb", "memory_capacity_gb") * 1e9
+        capacity = doc.number(d, "memory_capacity_gb", "memory_capacity_gb", limits="memory_capacity_gb") * 1e9
         unit = "GB"
     peaks_table = doc.table("dense_peak_tflops")
     doc.check_keys(PEAK_DTYPES, peaks_table, "dense_peak_tflops.")
-    peaks = {k: doc.number(peaks_table, k, f"dense_peak_tflops.{k}") * 1e12 for k in peaks_table}
+    peaks = {k: doc.number(peaks_table, k, f"dense_peak_tflops.{k}", limits="dense_peak_tflops") * 1e12
+             for k in peaks_table}
     if not peaks:
         raise doc.fail("dense_peak_tflops", "needs at least one peak")
     achievable = doc.table("achievable", required=False)
@@ -188,22 +237,24 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     fractions: dict[str, float] = {}
     for key, dtypes in (("matmul_fraction", ("bf16", "fp16")), ("fp8_matmul_fraction", ("fp8",)),
                         ("fp32_matmul_fraction", ("fp32",))):
-        value = doc.number(achievable, key, f"achievable.{key}", required=False)
+        value = doc.number(achievable, key, f"achievable.{key}", required=False, minimum=FIGURE_RANGES["fraction"][0])
         if value is not None:
             if value > 1:
                 raise doc.fail(f"achievable.{key}", f"must be a fraction in (0, 1], got {value!r}")
             fractions.update(dict.fromkeys(dtypes, value))
-    mem_fraction = doc.number(achievable, "mem_bw_fraction", "achievable.mem_bw_fraction", required=False)
+    mem_fraction = doc.number(achievable, "mem_bw_fraction", "achievable.mem_bw_fraction", required=False,
+                              minimum=FIGURE_RANGES["fraction"][0])
     if mem_fraction is not None and mem_fraction > 1:
         raise doc.fail("achievable.mem_bw_fraction", f"must be a fraction in (0, 1], got {mem_fraction!r}")
-    latency_us = doc.number(d, "interconnect_latency_us", "interconnect_latency_us", required=False)
+    latency_us = doc.number(d, "interconnect_latency_us", "interconnect_latency_us", required=False,
+                            limits="interconnect_latency_us")
     per_package = d.get("devices_per_package", 1)
     if isinstance(per_package, bool) or not isinstance(per_package, int) or not 1 <= per_package <= 8:
-        raise doc.fail("devices_per_package", f"must be a whole number from 1 to 8, got {per_package!r}")
+        raise doc.fail("devices_per_package", f"must be a whole number from 1 to 8, got {clip_repr(per_package)}")
     # presets give package totals; the model works per device the runtime sees
     capacity /= per_package
     peaks = {k: v / per_package for k, v in peaks.items()}
-    l2_mb = doc.number(d, "l2_cache_mb", "l2_cache_mb", required=False)
+    l2_mb = doc.number(d, "l2_cache_mb", "l2_cache_mb", required=False, limits="l2_cache_mb")
     # on-demand price of the package per hour (divided per device below), with its offer, URL and date
     price = doc.number(d, "price_usd_per_hour", "price_usd_per_hour", required=False, maximum=1e4)
     if price is not None and not doc.string("price_source", required=False).strip():
@@ -221,15 +272,16 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
         memory_type=doc.string("memory_type", required=False),
         memory_capacity_bytes=capacity,
         memory_capacity_unit=unit,
-        mem_bw_bytes_per_s=doc.number(d, "mem_bw_gb_per_s", "mem_bw_gb_per_s") * 1e9 / per_package,
+        mem_bw_bytes_per_s=doc.number(d, "mem_bw_gb_per_s", "mem_bw_gb_per_s", limits="mem_bw_gb_per_s") * 1e9
+        / per_package,
         devices_per_package=per_package,
         dense_peak_flops_per_s=peaks,
         interconnect=doc.string("interconnect", required=False),
         interconnect_bw_bytes_per_s=(doc.number(d, "interconnect_bw_gb_per_s", "interconnect_bw_gb_per_s",
-                                                required=False) or 0.0) * 1e9,
+                                                required=False, limits="interconnect_bw_gb_per_s") or 0.0) * 1e9,
         interconnect_latency_s=None if latency_us is None else latency_us * 1e-6,
         l2_cache_bytes=None if l2_mb is None else l2_mb * 1e6,
-        tdp_w=doc.number(d, "tdp_w", "tdp_w", required=False),
+        tdp_w=doc.number(d, "tdp_w", "tdp_w", required=False, limits="tdp_w"),
         achievable_mem_bw_fraction=mem_fraction,
         achievable_matmul_fraction=fractions,
         source=doc.string("source"),
@@ -249,10 +301,11 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
     for key, table in dtype_keys:
         value = d.get(key)
         if value is not None and value not in table:
-            raise doc.fail(key, f"unknown dtype {value!r} (known: {', '.join(table)})")
+            raise doc.fail(key, f"unknown dtype {clip_repr(value)} (known: {', '.join(table)})")
         defaults[key] = value
-    published = doc.number(d, "published_params", "published_params", required=False, maximum=1e14)
-    active = doc.number(d, "published_active_params", "published_active_params", required=False, maximum=1e14)
+    published = doc.number(d, "published_params", "published_params", required=False, limits="published_params")
+    active = doc.number(d, "published_active_params", "published_active_params", required=False,
+                        limits="published_params")
     config = doc.table("config")
     try:
         return architecture_from_hf_config(
@@ -260,23 +313,18 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
             published_active_params=active, source=doc.string("source"), **defaults,
         )
     except ModelInputError as err:
-        raise doc.fail(f"config.{err.field}", err.message) from None
-    except (TypeError, ValueError, ArithmeticError) as err:  # a value of a shape no check anticipated
-        raise doc.fail("config", f"invalid value: {err}") from None
+        raise doc.fail(f"config.{err.field}", clip(err.message, 300)) from None
+    except (TypeError, ValueError, ArithmeticError, RecursionError) as err:  # a shape no check anticipated
+        raise doc.fail("config", f"invalid value: {clip(str(err))}") from None
 
 
 _BUILDERS = {"hardware": _hardware_from_doc, "models": _model_from_doc}
 
 
-def read_toml_file(path: Path) -> tuple[dict[str, Any], str]:
-    """A TOML file's data and text; :class:`PresetFileError` for unreadable or invalid files."""
-    try:
-        return read_toml(path)
-    except TOMLDecodeError as err:
-        raise PresetFileError(PresetError(str(path), decode_error_line(err), None,
-                                          f"not valid TOML: {err}")) from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise PresetFileError(PresetError(str(path), None, None, f"cannot read: {err}")) from None
+def read_toml_file(path: Path, *, what: str = "TOML file") -> tuple[dict[str, Any], str]:
+    """A TOML file's data and text; :class:`PresetFileError` (one line) for an unreadable, special, oversized
+    or invalid file."""
+    return read_toml(path, what=what)
 
 
 def load_preset_file(path: Path, kind: str, warnings: list[PresetError] | None = None
@@ -285,29 +333,56 @@ def load_preset_file(path: Path, kind: str, warnings: list[PresetError] | None =
 
     Ignored unknown keys are appended to ``warnings`` when a list is given.
     """
-    data, text = read_toml_file(path)
+    data, text = read_toml_file(path, what="preset")
     doc = _Doc(path, data, text)
-    item = _BUILDERS[kind](doc)
+    try:
+        item = _BUILDERS[kind](doc)
+    except PresetFileError:
+        raise
+    except (TypeError, ValueError, ArithmeticError, RecursionError) as err:  # a shape no check anticipated
+        raise PresetFileError(PresetError(str(path), None, None, f"invalid value: {clip(str(err))}")) from None
     if warnings is not None:
         warnings.extend(doc.warnings)
     return item
 
 
-def _preset_dirs(kind: str, user_dir: Path | None) -> list[Path]:
+def _user_dir(user_dir: Path | None) -> Path:
+    return user_presets_dir() if user_dir is None else user_dir
+
+
+def _preset_dirs(kind: str, user_dir: Path | None, errors: list[PresetError] | None = None) -> list[Path]:
+    """The built-in folder, then the user's if it has this kind. A user folder the OS refuses (``~nouser``,
+    over-long names, no permission) raises :class:`~.safe_files.FileRefusedError`, or is reported in
+    ``errors`` and left out when a list is given."""
     dirs = [builtin_presets_dir() / kind]
-    user = user_presets_dir() if user_dir is None else user_dir
-    if (user / kind).is_dir():
+    try:
+        user = _user_dir(user_dir)
+    except FileRefusedError as err:
+        if errors is None:
+            raise
+        errors.append(err.error)
+        return dirs
+    if is_folder(user / kind):
         dirs.append(user / kind)
     return dirs
 
 
 def load_catalog(user_dir: Path | None = None, kinds: tuple[str, ...] = KINDS) -> PresetCatalog:
-    """Every preset, built-in then user (user files override by id); broken files reported."""
+    """Every preset, built-in then user (user files override by id); broken files reported and skipped.
+
+    Never raises for the user folder: a file that is special (FIFO, device, folder), oversized, not UTF-8, not
+    valid TOML or out of range, and a folder that cannot be listed, each become one entry in ``errors``.
+    """
     catalog = PresetCatalog()
     for kind in kinds:
         target = catalog.hardware if kind == "hardware" else catalog.models
-        for folder in _preset_dirs(kind, user_dir):
-            for path in sorted(folder.glob("*.toml")):
+        for folder in _preset_dirs(kind, user_dir, catalog.errors):
+            try:
+                paths = list_folder(folder, ".toml", what="preset folder")
+            except FileRefusedError as err:
+                catalog.errors.append(err.error)
+                continue
+            for path in paths:
                 try:
                     item = load_preset_file(path, kind, catalog.warnings)
                 except PresetFileError as err:
@@ -320,65 +395,91 @@ def load_catalog(user_dir: Path | None = None, kinds: tuple[str, ...] = KINDS) -
 
 def _load_one(kind: str, preset_id: str, user_dir: Path | None, warnings: list[PresetError] | None = None
               ) -> Hardware | ModelArchitecture:
-    for folder in reversed(_preset_dirs(kind, user_dir)):
-        path = folder / f"{preset_id}.toml"
-        if path.is_file():
-            return load_preset_file(path, kind, warnings)
+    """The preset file of this id, user folder first; an id that is not an id (a path) is refused, and a
+    lookup that misses tries the lowercase id."""
+    check_preset_id(preset_id)
+    folders = list(reversed(_preset_dirs(kind, user_dir)))
+    for candidate in dict.fromkeys((preset_id, preset_id.lower())):
+        for folder in folders:
+            path = folder / f"{candidate}.toml"
+            if os.path.lexists(path):  # a special file or a dangling link is reported, not passed over
+                return load_preset_file(path, kind, warnings)
     raise KeyError(preset_id)
 
 
 def preset_ids(kind: str, user_dir: Path | None = None) -> list[str]:
-    """Every preset id of a kind (file names; cheap: nothing is parsed)."""
-    return sorted({path.stem for folder in _preset_dirs(kind, user_dir) for path in folder.glob("*.toml")})
+    """Every preset id of a kind (file names; cheap: nothing is parsed; unlistable folders left out)."""
+    ids: set[str] = set()
+    for folder in _preset_dirs(kind, user_dir, []):
+        try:
+            ids.update(path.stem for path in list_folder(folder, ".toml"))
+        except FileRefusedError:
+            continue
+    return sorted(ids)
 
 
 def load_hardware(hardware_id: str, user_dir: Path | None = None,
                   warnings: list[PresetError] | None = None) -> Hardware:
-    """One hardware preset by id (user folder first); ``KeyError`` if unknown."""
+    """One hardware preset by id (user folder first); ``KeyError`` if unknown, :class:`PresetFileError` for
+    a broken file or an id that is a path."""
     return _load_one("hardware", hardware_id, user_dir, warnings)  # type: ignore[return-value]
 
 
 def load_model(model_id: str, user_dir: Path | None = None,
                warnings: list[PresetError] | None = None) -> ModelArchitecture:
-    """One model preset by id (user folder first); ``KeyError`` if unknown."""
+    """One model preset by id (user folder first); ``KeyError`` if unknown, :class:`PresetFileError` for
+    a broken file or an id that is a path."""
     return _load_one("models", model_id, user_dir, warnings)  # type: ignore[return-value]
+
+
+def parse_json(path: Path | str, text: str) -> Any:
+    """A JSON document; :class:`PresetFileError` (one line, with the line where known) for invalid JSON,
+    nesting too deep for the parser, or an integer past Python's 4,300-digit conversion limit."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise PresetFileError(PresetError(str(path), err.lineno, None, f"not valid JSON: {err.msg}")) from None
+    except RecursionError:
+        raise PresetFileError(PresetError(str(path), None, None, "not valid JSON: nested too deeply")) from None
+    except (ValueError, OverflowError) as err:
+        line = long_number_line(text)
+        what = "a number too long to read" if line is not None else clip(str(err).split(";")[0], 120)
+        raise PresetFileError(PresetError(str(path), line, None, f"not valid JSON: {what}")) from None
 
 
 def load_hf_config(path: Path) -> ModelArchitecture:
     """A local Hugging Face ``config.json`` (or a folder holding one), parsed offline."""
-    file = path / "config.json" if path.is_dir() else path
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        raise PresetFileError(PresetError(str(file), None, None, f"cannot read: {err}")) from None
-    try:
-        config = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise PresetFileError(PresetError(str(file), err.lineno, None, f"not valid JSON: {err.msg}")) from None
+    file = path / "config.json" if is_folder(path) else path
+    text = read_text_capped(file, what="config.json")
+    config = parse_json(file, text)
     name = file.parent.name if file.name == "config.json" else file.stem
     try:
         return architecture_from_hf_config(config, model_id=str(file), name=name, source=str(file))
     except ModelInputError as err:
         line = None
+        needle = f'"{err.field}"'
         for number, content in enumerate(text.splitlines(), start=1):
-            if f'"{err.field}"' in content:
+            if needle in content:
                 line = number
                 break
-        raise PresetFileError(PresetError(str(file), line, err.field, err.message)) from None
-    except (TypeError, ValueError, ArithmeticError) as err:
-        raise PresetFileError(PresetError(str(file), None, None, f"invalid value: {err}")) from None
+        raise PresetFileError(PresetError(str(file), line, clip(str(err.field)), clip(err.message, 300))) from None
+    except (TypeError, ValueError, ArithmeticError, RecursionError) as err:
+        raise PresetFileError(PresetError(str(file), None, None, f"invalid value: {clip(str(err))}")) from None
 
 
 def resolve_model(ref: str, user_dir: Path | None = None,
                   warnings: list[PresetError] | None = None) -> ModelArchitecture:
     """A model preset id, or a path to a config.json / a folder with one.
 
-    Raises ``KeyError`` for an unknown id and :class:`PresetFileError` for a bad file.
+    Raises ``KeyError`` for an unknown id and :class:`PresetFileError` for a bad file, a path the OS refuses
+    (one line) or an id that is neither a preset id nor a path.
     """
-    path = Path(ref).expanduser()
-    looks_like_path = ref.endswith(".json") or os.sep in ref or "/" in ref
-    if path.exists() and (path.is_file() or (path / "config.json").is_file()):
-        return load_hf_config(path)
+    looks_like_path = ref.endswith(".json") or os.sep in ref or "/" in ref or ref.startswith("~")
+    if not looks_like_path and PRESET_ID.fullmatch(ref) and not os.path.lexists(ref):
+        return load_model(ref, user_dir, warnings)
+    path = user_path(ref, what="config.json")
+    if os.path.lexists(path / "config.json") or (os.path.lexists(path) and not is_folder(path)):
+        return load_hf_config(path)  # a FIFO, device or dangling link is refused there, saying which
     if looks_like_path:
-        raise PresetFileError(PresetError(ref, None, None, "no such config.json file or folder"))
+        raise PresetFileError(PresetError(clip(str(ref), 300), None, None, "no such config.json file or folder"))
     return load_model(ref, user_dir, warnings)

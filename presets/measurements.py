@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import csv
+import io
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +14,13 @@ from roofline.models.scenario import Batching, Parallelism, Scenario, released_p
 from roofline.models.validation import METRICS
 
 from .loader import PresetFileError, load_hardware, load_model
+from .safe_files import clip, clip_repr, read_text_capped
+
+# column -> the input it is (the field names of the scenario limits); whole numbers, at most this many characters
+_WHOLE_COLUMNS = {"batch": "batch", "prompt": "prompt_tokens", "output": "output_tokens", "tp": "tp", "pp": "pp"}
+_MAX_NUMBER_CHARS = 32
+_MAX_FIELD_CHARS = 4096  # a CSV field longer than this is not a measurement (csv's own limit is 131,072)
+NumberCheck = Callable[[str, float], "float | int"]
 
 REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "batch", "prompt", "output", "metric",
                     "value")
@@ -41,29 +51,61 @@ def _activations(raw: dict) -> str | None:
     return "fp8" if raw.get("weights") == "fp8" else None
 
 
-def read_measurements(path: Path) -> tuple[list[MeasurementRow], list[SkippedRow]]:
-    """Rows that can be evaluated, and the ones that cannot with the reason (line numbers 1-based)."""
+def _whole(raw: dict, column: str, check: NumberCheck | None, default: str | None = None) -> int:
+    """A whole-number column, in the range a flag accepts when ``check`` (the scenario limits) is given."""
+    text = (raw.get(column) or default or "").strip()
+    if not text:
+        raise ValueError(f"column {column!r} is empty")
+    if len(text) > _MAX_NUMBER_CHARS:
+        raise ValueError(f"{column}: {clip_repr(text, 40)} is not a number of plausible length")
     try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as err:
-        raise ValueError(f"{path}: cannot read: {err}") from None
-    with handle:
-        reader = csv.DictReader(handle)
+        value = int(text)
+    except ValueError:
+        raise ValueError(f"{column}: {clip_repr(text)} is not a whole number") from None
+    if check is not None:
+        try:
+            return int(check(_WHOLE_COLUMNS[column], value))
+        except ValueError as err:
+            raise ValueError(f"{column}: {err}") from None
+    if value <= 0:
+        raise ValueError(f"{column} must be > 0, got {value}")
+    return value
+
+
+def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[list[MeasurementRow], list[SkippedRow]]:
+    """Rows that can be evaluated, and the ones that cannot with the reason (line numbers 1-based).
+
+    The file is read with :func:`~.safe_files.read_text_capped` (a regular UTF-8 file of at most 16 MiB; a
+    one-line error naming it otherwise). A short row, a non-number, a value that is not finite and > 0, or
+    (with ``check``, the scenario limits the flags use: ``check(field, value)`` raising ``ValueError``) a
+    batch, prompt, output, tp or pp out of range skips the row with the reason; a malformed CSV (a field over
+    4,096 characters, a NUL) is a one-line ``ValueError`` naming the file and line.
+    """
+    text = read_text_capped(path, what="measurements CSV")
+    reader = csv.DictReader(io.StringIO(text, newline=""), restval="")
+    rows, skipped = [], []
+    hardware_cache, model_cache = {}, {}
+    try:
         missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
             raise ValueError(f"{path}:1: missing columns: {', '.join(missing)}")
-        rows, skipped = [], []
-        hardware_cache, model_cache = {}, {}
         for raw in reader:
             line = reader.line_num
-            row_id = raw.get("id") or f"line {line}"
+            raw.pop(None, None)  # a row longer than the header: the extra fields are ignored
+            too_long = next((k for k, v in raw.items() if isinstance(v, str) and len(v) > _MAX_FIELD_CHARS), None)
+            if too_long is not None:
+                raise csv.Error(f"field {clip(str(too_long), 40)!r} longer than {_MAX_FIELD_CHARS:,} characters")
+            row_id = clip(raw.get("id") or f"line {line}", 40)
             try:
                 metric = raw["metric"]
                 if metric not in METRICS:
-                    raise ValueError(f"metric {metric!r} is not one of {', '.join(METRICS)}")
-                value = float(raw["value"])
-                if not value > 0:
-                    raise ValueError(f"value must be > 0, got {raw['value']!r}")
+                    raise ValueError(f"metric {clip_repr(metric)} is not one of {', '.join(METRICS)}")
+                value_text = raw["value"].strip()
+                if len(value_text) > _MAX_NUMBER_CHARS:
+                    raise ValueError(f"value {clip_repr(value_text, 40)} is not a number of plausible length")
+                value = float(value_text)
+                if not (math.isfinite(value) and value > 0):
+                    raise ValueError(f"value must be finite and > 0, got {clip_repr(raw['value'])}")
                 hw_id, model_id = raw["hardware"], raw["model"]
                 if hw_id not in hardware_cache:
                     hardware_cache[hw_id] = load_hardware(hw_id)
@@ -74,15 +116,19 @@ def read_measurements(path: Path) -> tuple[list[MeasurementRow], list[SkippedRow
                     hardware=hardware_cache[hw_id], model=model,
                     precisions=released_precisions(model, weights=raw["weights"] or None, kv=raw["kv"] or "bf16",
                                                    activations=_activations(raw)),
-                    batching=Batching(batch_size=int(raw["batch"]), prompt_tokens=int(raw["prompt"]),
-                                      output_tokens=int(raw["output"])),
-                    parallelism=Parallelism(tp=int(raw["tp"]), pp=int(raw["pp"] or 1)),
+                    batching=Batching(batch_size=_whole(raw, "batch", check),
+                                      prompt_tokens=_whole(raw, "prompt", check),
+                                      output_tokens=_whole(raw, "output", check)),
+                    parallelism=Parallelism(tp=_whole(raw, "tp", check), pp=_whole(raw, "pp", check, "1")),
                 )
             except KeyError as err:
-                skipped.append(SkippedRow(row_id, line, f"unknown preset id {err}"))
+                skipped.append(SkippedRow(row_id, line, f"unknown preset id {clip(str(err))}"))
                 continue
-            except (ValueError, ModelInputError, PresetFileError) as err:
-                skipped.append(SkippedRow(row_id, line, str(err)))
+            except (ValueError, TypeError, ArithmeticError, ModelInputError, PresetFileError) as err:
+                skipped.append(SkippedRow(row_id, line, clip(str(err), 300)))
                 continue
-            rows.append(MeasurementRow(row_id, row_id.split("-")[0], scenario, metric, value, raw.get("source", "")))
+            rows.append(MeasurementRow(row_id, row_id.split("-")[0], scenario, metric, value,
+                                       clip(raw.get("source") or "", 300)))
+    except csv.Error as err:
+        raise ValueError(f"{path}:{reader.line_num}: not a valid CSV: {clip(str(err), 120)}") from None
     return rows, skipped

@@ -13,11 +13,13 @@ output_tokens = 256
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Any
 
-from .loader import PresetError, PresetFileError, read_toml_file
-from .toml_io import line_of_key
+from .loader import MAX_KEY_WARNINGS, PresetError, PresetFileError, read_toml_file
+from .safe_files import atomic_write_text, clip, clip_repr
+from .toml_io import KeyLines
 
 # key -> (python type, allowed range or choices)
 SCENARIO_KEYS: dict[str, type] = {
@@ -32,40 +34,52 @@ SCENARIO_KEYS: dict[str, type] = {
 def read_scenario(path: Path, warnings: list[PresetError] | None = None) -> dict[str, Any]:
     """The ``[scenario]`` table, type-checked; :class:`PresetFileError` says what and where.
 
-    Unknown keys are ignored and reported in ``warnings`` when a list is given.
+    Unknown keys are ignored and reported in ``warnings`` when a list is given: the first
+    :data:`~.loader.MAX_KEY_WARNINGS` one by one, the rest counted in one more warning. Values quoted in an
+    error are cut to 80 characters.
     """
-    data, text = read_toml_file(path)
+    data, text = read_toml_file(path, what="scenario file")
     table = data.get("scenario")
     if not isinstance(table, dict):
         raise PresetFileError(PresetError(str(path), None, "scenario", "missing [scenario] table"))
     out: dict[str, Any] = {}
+    lines = KeyLines(text)  # one pass over the text, whatever the number of keys
+    unknown: list[str] = []
     for key, value in table.items():
         expected = SCENARIO_KEYS.get(key)
-        where = line_of_key(text, f"scenario.{key}")
         if expected is None:
-            if warnings is not None:
-                warnings.append(PresetError(str(path), where, key, "unknown key; ignored"))
+            unknown.append(key)
             continue
+        where = lines.line(f"scenario.{key}")
         ok = isinstance(value, expected) and not (expected is int and isinstance(value, bool))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value, ok = float(value), True
         if not ok:
-            raise PresetFileError(PresetError(str(path), where, key, f"must be {expected.__name__}, got {value!r}"))
+            raise PresetFileError(PresetError(str(path), where, key,
+                                              f"must be {expected.__name__}, got {clip_repr(value)}"))
         if expected is float and not math.isfinite(value):
             raise PresetFileError(PresetError(str(path), where, key, f"must be finite, got {value!r}"))
         if expected in (int, float) and value <= 0:
-            raise PresetFileError(PresetError(str(path), where, key, f"must be > 0, got {value!r}"))
+            raise PresetFileError(PresetError(str(path), where, key, f"must be > 0, got {clip_repr(value)}"))
         out[key] = value
+    if warnings is not None:
+        for key in unknown[:MAX_KEY_WARNINGS]:
+            warnings.append(PresetError(str(path), lines.line(f"scenario.{key}"), clip(key), "unknown key; ignored"))
+        rest = unknown[MAX_KEY_WARNINGS:]
+        if rest:
+            names = ", ".join(clip(key, 40) for key in rest[:3])
+            warnings.append(PresetError(str(path), None, None,
+                                        f"{len(rest):,} more unknown keys ignored ({names}, ...)"))
     return out
 
 
 def write_scenario(path: Path, values: dict[str, Any], *, overwrite: bool = False) -> None:
-    """Write a scenario file; refuses to replace an existing file unless ``overwrite``."""
+    """Write a scenario file atomically (:func:`~.safe_files.atomic_write_text`); refuses to replace an
+    existing file unless ``overwrite``. Every failure is an ``OSError`` with a one-line message naming the file
+    (``FileExistsError``, or :class:`~.safe_files.SaveError` for a folder, ``/``, a NUL, a read-only folder)."""
     import tomli_w
 
     clean = {k: v for k, v in values.items() if v is not None and k in SCENARIO_KEYS}
-    if path.exists() and not overwrite:
-        raise FileExistsError(str(path))
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(tomli_w.dumps({"scenario": clean}), encoding="utf-8")
-    tmp.replace(path)
+    if not overwrite and "\0" not in str(path) and os.path.lexists(path):
+        raise FileExistsError(f"{path} exists")
+    atomic_write_text(path, tomli_w.dumps({"scenario": clean}))

@@ -1,4 +1,10 @@
-"""The one place TOML is parsed (``tomllib`` from 3.11, the ``tomli`` backport before)."""
+"""The one place TOML is parsed (``tomllib`` from 3.11, the ``tomli`` backport before).
+
+Files are read through :func:`~.safe_files.read_text_capped` (regular files only, 16 MiB at most) and every
+failure a parser can raise (syntax, nesting too deep for the parser's recursion, an integer past Python's
+4,300-digit conversion limit) becomes one :class:`~.errors.PresetFileError` naming the file and, where known,
+the line.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .errors import PresetError, PresetFileError
+from .safe_files import clip, read_text_capped
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 in CI
@@ -14,12 +23,37 @@ else:  # pragma: no cover - exercised on Python 3.10 in CI
 
 TOMLDecodeError = tomllib.TOMLDecodeError
 _LINE_IN_MESSAGE = re.compile(r"line (\d+)")
+_HEADER = re.compile(r"^\s*\[+([^\]]+)\]")
+_ASSIGNMENT = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=""")
+_LONG_NUMBER = re.compile(r"[0-9][0-9_]{1000,}")
 
 
-def read_toml(path: Path) -> tuple[dict[str, Any], str]:
-    """Parsed document and its text (kept to locate keys for error messages)."""
-    text = path.read_text(encoding="utf-8")
-    return tomllib.loads(text), text
+def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
+    """A TOML document; :class:`PresetFileError` (one line, file and line where known) for anything wrong."""
+    try:
+        return tomllib.loads(text)
+    except TOMLDecodeError as err:
+        raise PresetFileError(PresetError(str(path), decode_error_line(err), None,
+                                          f"not valid TOML: {clip(str(err), 200)}")) from None
+    except RecursionError:
+        raise PresetFileError(PresetError(str(path), None, None, "not valid TOML: nested too deeply")) from None
+    except (ValueError, OverflowError, MemoryError) as err:  # int(): "Exceeds the limit (4300 digits) ..."
+        line = long_number_line(text)
+        what = "a number too long to read" if line is not None else clip(str(err).split(";")[0], 120)
+        raise PresetFileError(PresetError(str(path), line, None, f"not valid TOML: {what}")) from None
+
+
+def read_toml(path: Path, *, what: str = "TOML file") -> tuple[dict[str, Any], str]:
+    """Parsed document and its text (kept to locate keys for error messages); :class:`PresetFileError` for an
+    unreadable, special, oversized or invalid file."""
+    text = read_text_capped(path, what=what)
+    return parse_toml(path, text), text
+
+
+def long_number_line(text: str) -> int | None:
+    """1-based line of the first run of more than 1,000 digits (a number no parser should be asked to read)."""
+    match = _LONG_NUMBER.search(text)
+    return None if match is None else text.count("\n", 0, match.start()) + 1
 
 
 def decode_error_line(error: Exception) -> int | None:
@@ -27,22 +61,53 @@ def decode_error_line(error: Exception) -> int | None:
     return int(match.group(1)) if match else None
 
 
+class KeyLines:
+    """Where each ``key = ...`` and each ``[table]`` header is, found in one pass over a document's text.
+
+    Looking a key up costs the number of places that key name is set, not the length of the file: naming the
+    line of each of thousands of unknown keys stays linear in the file's size.
+    """
+
+    __slots__ = ("_headers", "_keys")
+
+    def __init__(self, text: str) -> None:
+        self._keys: dict[str, list[tuple[str, int]]] = {}
+        self._headers: dict[str, int] = {}
+        current_table = ""
+        for number, line in enumerate(text.splitlines(), start=1):
+            header = _HEADER.match(line)
+            if header:
+                current_table = header.group(1).strip()
+                self._headers.setdefault(current_table, number)
+                continue
+            assignment = _ASSIGNMENT.match(line)
+            if assignment:
+                key = next(part for part in assignment.groups() if part is not None)
+                self._keys.setdefault(key, []).append((current_table, number))
+
+    def line(self, dotted_key: str) -> int | None:
+        """1-based line where ``key = ...`` is set (the last part of a dotted key), else the table's header."""
+        parts = dotted_key.split(".")
+        key, table = parts[-1], ".".join(parts[:-1])
+        for current_table, number in self._keys.get(key, ()):
+            if not table or current_table == table or current_table.endswith(table):
+                return number
+        for name in (dotted_key, dotted_key.split(".", 1)[-1]):  # a key that is a table: its header
+            if name in self._headers:
+                return self._headers[name]
+        return None
+
+
+_last_index: tuple[str, KeyLines] | None = None
+
+
 def line_of_key(text: str, dotted_key: str) -> int | None:
-    """1-based line where ``key = ...`` is set (the last part of a dotted key), if found."""
-    parts = dotted_key.split(".")
-    key = parts[-1]
-    table = ".".join(parts[:-1])
-    current_table = ""
-    pattern = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=')
-    for number, line in enumerate(text.splitlines(), start=1):
-        header = re.match(r"^\s*\[([^\]]+)\]", line)
-        if header:
-            current_table = header.group(1).strip()
-            continue
-        if pattern.match(line) and (not table or current_table == table or current_table.endswith(table)):
-            return number
-    for number, line in enumerate(text.splitlines(), start=1):  # a key that is a table: its header
-        header = re.match(r"^\s*\[+([^\]]+)\]+", line)
-        if header and header.group(1).strip() in (dotted_key, dotted_key.split(".", 1)[-1]):
-            return number
-    return None
+    """1-based line where ``key = ...`` is set (the last part of a dotted key), if found.
+
+    The index of the last text asked about is kept, so asking about many keys of one document is linear.
+    """
+    global _last_index
+    cached = _last_index  # one read: another thread may replace it
+    if cached is None or cached[0] is not text:
+        cached = _last_index = (text, KeyLines(text))
+    return cached[1].line(dotted_key)

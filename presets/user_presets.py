@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import re
 import socket
 from collections.abc import Mapping
@@ -12,8 +13,17 @@ from typing import Any
 
 from roofline.models.hardware import Hardware
 
-from .loader import PEAK_DTYPES, builtin_presets_dir, load_hardware, user_presets_dir
+from .loader import PEAK_DTYPES, builtin_presets_dir, check_preset_id, load_hardware, user_presets_dir
+from .safe_files import SaveError, atomic_write_text, clip
 from .toml_io import read_toml
+
+
+def _make_folder(folder: Path) -> None:
+    """The user preset folder, created if missing; :class:`~.safe_files.SaveError` (one line) if it cannot be."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise SaveError(folder, clip(err.strerror or str(err))) from None
 
 
 def save_calibrated_hardware(hardware_id: str, fractions: dict[str, float], note: str, *,
@@ -21,27 +31,24 @@ def save_calibrated_hardware(hardware_id: str, fractions: dict[str, float], note
     """Copy the hardware preset into the user folder with measured ``[achievable]`` fractions.
 
     The copy keeps the id, so it overrides the built-in from then on. An existing user file is
-    only replaced with ``force``; the write is atomic (temporary file, then rename).
+    only replaced with ``force``; the write is atomic (:func:`~.safe_files.atomic_write_text`).
     """
     import tomli_w
 
     folder = (user_presets_dir() if user_dir is None else user_dir) / "hardware"
-    target = folder / f"{hardware_id}.toml"
-    source = target if target.is_file() else builtin_presets_dir() / "hardware" / f"{hardware_id}.toml"
-    if target.exists() and not force:
+    target = folder / f"{check_preset_id(hardware_id)}.toml"
+    if os.path.lexists(target) and not force:
         raise FileExistsError(f"{target} exists (use --force to replace it)")
-    data, _ = read_toml(source)
+    source = target if os.path.lexists(target) else builtin_presets_dir() / "hardware" / f"{hardware_id}.toml"
+    data, _ = read_toml(source, what="preset")
     achievable = dict(data.get("achievable", {}))
     stamp = f"calibrated on {socket.gethostname()} {_dt.date.today().isoformat()}: {note}"
     for key, value in fractions.items():
         achievable[key] = round(value, 4)
         achievable[key.replace("_fraction", "_source")] = stamp
     data["achievable"] = achievable
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    tmp.replace(target)
-    return target
+    _make_folder(folder)
+    return atomic_write_text(target, tomli_w.dumps(data))
 
 
 # ---- measured ceilings (``roofline measure --save``) ----------------------------------------------------------
@@ -80,7 +87,8 @@ def measured_preset_id(host: str, kind: str, device_name: str, base_id: str | No
 
 
 def measured_preset_path(preset_id: str, user_dir: Path | None = None) -> Path:
-    return (user_presets_dir() if user_dir is None else user_dir) / "hardware" / f"{preset_id}.toml"
+    """Where a user hardware preset of this id lives; an id that is a path is refused (one line)."""
+    return (user_presets_dir() if user_dir is None else user_dir) / "hardware" / f"{check_preset_id(preset_id)}.toml"
 
 
 def spec_fractions(hardware: Hardware, ceilings: MeasuredCeilings) -> dict[str, float]:
@@ -120,7 +128,8 @@ def _matched_preset_data(ceilings: MeasuredCeilings, base_id: str, preset_id: st
         raise ValueError(f"unknown hardware preset {base_id!r}") from None
     folder = (user_presets_dir() if user_dir is None else user_dir) / "hardware"
     source = folder / f"{base_id}.toml"
-    data, _ = read_toml(source if source.is_file() else builtin_presets_dir() / "hardware" / f"{base_id}.toml")
+    data, _ = read_toml(source if os.path.lexists(source) else builtin_presets_dir() / "hardware" / f"{base_id}.toml",
+                        what="preset")
     fractions = spec_fractions(hardware, ceilings)
     flops = ceilings.flops_per_s_by_dtype
     achievable = dict(data.get("achievable", {}))
@@ -178,18 +187,15 @@ def save_measured_hardware(ceilings: MeasuredCeilings, *, base_id: str | None = 
 
     With ``base_id`` (the preset this device is): a copy of it, spec figures kept, ``[achievable]`` fractions =
     measured / spec. Without: a new preset whose spec figures are the measured ones, fractions 1.
-    An existing file is only replaced with ``force``; the write is atomic (temporary file, then rename).
+    An existing file is only replaced with ``force``; the write is atomic (:func:`~.safe_files.atomic_write_text`).
     """
     import tomli_w
 
     preset_id = preset_id or measured_preset_id(ceilings.host, ceilings.kind, ceilings.device_name, base_id)
     target = measured_preset_path(preset_id, user_dir)
-    if target.exists() and not force:
+    if os.path.lexists(target) and not force:
         raise FileExistsError(f"{target} exists (use --force to replace it)")
     data = (_matched_preset_data(ceilings, base_id, preset_id, user_dir) if base_id
             else _new_preset_data(ceilings, preset_id))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.with_name(f".{target.name}.tmp")
-    tmp.write_text(tomli_w.dumps(data), encoding="utf-8")
-    tmp.replace(target)
-    return target
+    _make_folder(target.parent)
+    return atomic_write_text(target, tomli_w.dumps(data))

@@ -17,7 +17,6 @@ import roofline.tui.app as app_module
 from roofline.presets import builtin_presets_dir, load_catalog, resolve_model
 from roofline.presets.loader import PresetFileError
 from roofline.presets.scenario_file import read_scenario
-
 from tests.conftest import run_cli
 
 CORPUS = Path(__file__).parents[1] / "corpus"
@@ -38,7 +37,7 @@ HARDWARE_CASES = [
     case("hw-missing-name", "name", "missing", None),
     case("hw-empty-file", "name", "missing", None),
     case("hw-name-empty", "name", "non-empty string", 2),
-    case("hw-not-utf8", None, "cannot read", None),
+    case("hw-not-utf8", None, "not UTF-8 text (byte 0xff at offset 15)", 1),
     case("hw-year-string", "year", "between 1990 and 2100, got '2020'", 4),
     case("hw-year-1800", "year", "between 1990 and 2100, got 1800", 4),
     case("hw-year-float", "year", "got 2020.5", 4),
