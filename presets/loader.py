@@ -30,7 +30,7 @@ from .safe_files import (
     read_text_capped,
     user_path,
 )
-from .toml_io import KeyLines, long_number_line, read_toml
+from .toml_io import KeyLines, deep_nesting_line, long_number_line, read_toml
 
 ENV_PRESETS_DIR = "ROOFLINE_PRESETS"
 KINDS = ("hardware", "models")
@@ -440,7 +440,8 @@ def parse_json(path: Path | str, text: str) -> Any:
     except json.JSONDecodeError as err:
         raise PresetFileError(PresetError(str(path), err.lineno, None, f"not valid JSON: {err.msg}")) from None
     except RecursionError:
-        raise PresetFileError(PresetError(str(path), None, None, "not valid JSON: nested too deeply")) from None
+        raise PresetFileError(PresetError(str(path), deep_nesting_line(text), None,
+                                          "not valid JSON: nested too deeply")) from None
     except (ValueError, OverflowError) as err:
         line = long_number_line(text)
         what = "a number too long to read" if line is not None else clip(str(err).split(";")[0], 120)

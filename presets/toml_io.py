@@ -26,6 +26,7 @@ _LINE_IN_MESSAGE = re.compile(r"line (\d+)")
 _HEADER = re.compile(r"^\s*\[+([^\]]+)\]")
 _ASSIGNMENT = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=""")
 _LONG_NUMBER = re.compile(r"[0-9][0-9_]{1000,}")
+_DEEP_OPENING = re.compile(r"(?:[\[{]\s*){100,}")
 
 
 def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
@@ -36,7 +37,8 @@ def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
         raise PresetFileError(PresetError(str(path), decode_error_line(err), None,
                                           f"not valid TOML: {clip(str(err), 200)}")) from None
     except RecursionError:
-        raise PresetFileError(PresetError(str(path), None, None, "not valid TOML: nested too deeply")) from None
+        raise PresetFileError(PresetError(str(path), deep_nesting_line(text), None,
+                                          "not valid TOML: nested too deeply")) from None
     except (ValueError, OverflowError, MemoryError) as err:  # int(): "Exceeds the limit (4300 digits) ..."
         line = long_number_line(text)
         what = "a number too long to read" if line is not None else clip(str(err).split(";")[0], 120)
@@ -53,6 +55,12 @@ def read_toml(path: Path, *, what: str = "TOML file") -> tuple[dict[str, Any], s
 def long_number_line(text: str) -> int | None:
     """1-based line of the first run of more than 1,000 digits (a number no parser should be asked to read)."""
     match = _LONG_NUMBER.search(text)
+    return None if match is None else text.count("\n", 0, match.start()) + 1
+
+
+def deep_nesting_line(text: str) -> int | None:
+    """1-based line of the first run of 100 or more opening brackets (where a parser's recursion runs out)."""
+    match = _DEEP_OPENING.search(text)
     return None if match is None else text.count("\n", 0, match.start()) + 1
 
 

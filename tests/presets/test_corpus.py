@@ -63,6 +63,13 @@ HARDWARE_CASES = [
     case("hw-capacity-overflow", "memory_capacity_gib", "plausible", 7),
     case("hw-bandwidth-overflow", "mem_bw_gb_per_s", "plausible", 8),
     case("hw-peak-overflow", "dense_peak_tflops.bf16", "plausible", 15),
+    case("hw-subnormal-bandwidth", "mem_bw_gb_per_s", "5e-324 is not plausible (less than 0.01)", 8),
+    case("hw-tiny-peak", "dense_peak_tflops.bf16", "not plausible (less than 0.001)", 15),
+    case("hw-fraction-tiny", "achievable.mem_bw_fraction", "not plausible (less than 0.0001)", 20),
+    case("hw-huge-integer", None, "not valid TOML: a number too long to read", 8),
+    case("hw-long-integer", "mem_bw_gb_per_s", "digits> is not plausible", 8),
+    case("hw-deep-nesting", None, "not valid TOML: nested too deeply", 9),
+    case("hw-year-long-string", "year", "2222…", 4),
 ]
 
 MODEL_CASES = [
@@ -101,6 +108,8 @@ CONFIG_CASES = [
     case("cfg-hidden-nan", "hidden_size", "got nan", 3),
     case("cfg-kv-heads-7", "num_key_value_heads", "does not divide", 7),
     case("cfg-text-config", "text_config", "multimodal", 11),
+    case("cfg-deep-nesting", None, "not valid JSON: nested too deeply", 1),
+    case("cfg-huge-integer", None, "not valid JSON: a number too long to read", 3),
 ]
 
 SCENARIO_CASES = [
@@ -116,6 +125,9 @@ SCENARIO_CASES = [
     case("sc-hardware-number", "hardware", "must be str, got 100", 2),
     case("sc-bandwidth-nan", "mem_bw_override_gb_per_s", "finite", 3),
     case("sc-capacity-inf", "capacity_override_gib", "finite", 3),
+    case("sc-deep-nesting", None, "not valid TOML: nested too deeply", 3),
+    case("sc-huge-integer", None, "not valid TOML: a number too long to read", 2),
+    case("sc-long-string", "batch", "must be int, got 'xxx", 2),
 ]
 
 
@@ -152,6 +164,7 @@ def _check_error(error, path: Path, key, fragment, line):
     assert fragment in error.message, str(error)
     assert error.line == line, str(error)
     assert path.name in str(error) and "\n" not in str(error)
+    assert len(str(error)) < len(str(path)) + 300, str(error)  # a long value is quoted cut, not whole
 
 
 def _user_folder(tmp_path: Path, kind: str, name: str) -> Path:
