@@ -1,0 +1,40 @@
+"""Time a 64-point serving frontier (Llama-3.1-70B, 4x H100, ``expected``): the issue's budget is 20 ms.
+
+Run: ``.venv/bin/python benchmarks/bench_serving.py``. Prints the median of repeated runs (ms) for the frontier,
+the target solver and the device planner.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from roofline.models.scenario import Parallelism, Scenario
+from roofline.models.serving import ServingMix, devices_for_rate, frontier, max_concurrency_for_targets
+from roofline.presets import load_hardware, load_model
+
+
+def _median_ms(fn, repeats: int = 30) -> float:
+    fn()  # warm
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - start) * 1e3)
+    return statistics.median(times)
+
+
+def main() -> None:
+    scenario = Scenario(hardware=load_hardware("h100-sxm"), model=load_model("llama-3.1-70b"),
+                        parallelism=Parallelism(tp=4))
+    mix = ServingMix(prompt_tokens=2048, output_tokens=300)
+    concurrencies = list(range(1, 65))
+    print(f"frontier, 64 points, expected: {_median_ms(lambda: frontier(scenario, mix, concurrencies)):.2f} ms")
+    print(f"max_concurrency_for_targets: "
+          f"{_median_ms(lambda: max_concurrency_for_targets(scenario, mix, itl_s=0.05, ttft_s=1.0)):.2f} ms")
+    print(f"devices_for_rate (tp 1,2,4,8): "
+          f"{_median_ms(lambda: devices_for_rate(scenario, mix, 20.0, itl_s=0.05, ttft_s=1.0), 10):.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
