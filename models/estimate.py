@@ -22,9 +22,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import engines
 from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
+from .engines import DEFAULT_ENGINE, engine_profile
 from .hardware import Hardware
 from .ops import Number, Op
+from .scenario import Scenario
+from .topology import ring_bottleneck
 
 # achievable-ceilings.md: "Where only the spec is known, use ~85-90% (bandwidth) and ~75-80%
 # (NVIDIA matmul) as generic factors." The midpoints:
@@ -67,24 +71,22 @@ DEFAULT_PCIE_COLLECTIVE_LATENCY_S = 40e-6
 # slowly than 16-bit weights: gpt-fast's A100 Llama-2-7B figures (README, measured-dev
 # GF-01..03) give effective weight bandwidth 1397 GB/s at bf16, 1069 GB/s at int8 (0.765 of it)
 # and 863 GB/s at int4 (0.617). Applied to every format that is not a native operand of the
-# kernel: 8-bit and wider at 0.765, narrower at 0.617.
-WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT = 1069.20 / 1397.31
-WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT = 862.69 / 1397.31
+# kernel: 8-bit and wider at 0.765, narrower at 0.617 (the generic engine; engines.py names the
+# engines and formats whose kernels do otherwise).
+WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT = engines.WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT
+WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT = engines.WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT
 
 ESTIMATES = ("bound", "expected")
 
 
-def weight_only_efficiency(weight_dtype: str, compute_dtype: str) -> float:
-    """Streaming efficiency of a GEMM whose weights are stored as ``weight_dtype``.
+def weight_only_efficiency(weight_dtype: str, compute_dtype: str, engine: str = DEFAULT_ENGINE) -> float:
+    """Streaming efficiency of a GEMM whose weights are stored as ``weight_dtype``, under ``engine``.
 
-    1.0 when the weights are a native operand of the kernel (16/32-bit, or the compute dtype
-    itself); otherwise the weight-only rate for 8-bit or narrower formats.
+    Generic: 1.0 when the weights are a native operand of the kernel (16/32-bit, or the compute dtype
+    itself); otherwise the weight-only rate for 8-bit or narrower formats. An engine replaces that per
+    format family and scales it by its decode GEMV bandwidth share (:class:`engines.Engine`).
     """
-    if weight_dtype == compute_dtype or weight_dtype in ("fp32", "bf16", "fp16"):
-        return 1.0
-    if WEIGHT_BITS_PER_ELEMENT[weight_dtype] >= 8:
-        return WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT
-    return WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT
+    return engine_profile(engine).weight_stream_efficiency(weight_dtype, compute_dtype)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -112,6 +114,12 @@ class Ceilings:
     weight_stream_efficiency: dict[str, float] = field(default_factory=dict)
     spec_matmul_flops_per_s: float
     spec_mem_bw_bytes_per_s: float
+    # the engine profile and TP ring these rates were built for (engines.py, topology.py)
+    engine: str = DEFAULT_ENGINE
+    # decode attention reads each KV head once per query head of its GQA group (early TensorRT-LLM)
+    kv_reads_per_query_head: bool = False
+    # the ring's slowest link kind ("" when the preset's own figure is used, as before topologies)
+    link_kind: str = ""
 
     @property
     def ridge_flops_per_byte(self) -> float:
@@ -127,11 +135,38 @@ def _collective_latency_s(hw: Hardware) -> float:
     return DEFAULT_PCIE_COLLECTIVE_LATENCY_S if pcie_only else DEFAULT_NVLINK_COLLECTIVE_LATENCY_S
 
 
-def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
-    """Spec ceilings for ``bound``; achievable ceilings and overheads for ``expected``."""
+def _expected_link(hw: Hardware, engine: engines.Engine, tp: int | None, topology: str | None
+                   ) -> tuple[float, float, str]:
+    """(link bandwidth one way, collective latency, link kind) for ``expected``.
+
+    ``tp`` None: the preset's own figure and latency (the estimate before topologies). Otherwise the slowest link
+    on a ring over ``tp`` devices (:func:`topology.ring_bottleneck`); an engine with its own all-reduce replaces
+    the latency where it runs one: NVLink-class links, or two GPUs over PCIe (vLLM turns its custom all-reduce
+    off for more than two PCIe-only GPUs: vllm-project/vllm#56128 quotes the check).
+    """
+    if tp is None:
+        return hw.interconnect_bw_unidirectional_bytes_per_s, _collective_latency_s(hw), ""
+    link = ring_bottleneck(hw, tp, topology)
+    latency = link.latency_s
+    custom = engine.custom_all_reduce_latency_s
+    if custom is not None and tp > 1 and (not link.kind.startswith("pcie") or tp == 2):
+        latency = custom
+    return link.bw_unidirectional_bytes_per_s, latency, link.kind
+
+
+def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = DEFAULT_ENGINE,
+             tp: int | None = None, topology: str | None = None) -> Ceilings:
+    """Spec ceilings for ``bound``; achievable ceilings and overheads for ``expected``.
+
+    ``engine`` (engines.py) and the TP ring (``tp`` devices under ``topology``, topology.py) change ``expected``
+    only: ``bound`` keeps the spec rates, the preset's link and no fixed costs, so it stays a ceiling for every
+    stack. With the defaults (generic engine, ``tp`` None) the ceilings are those of the estimate before engines
+    and topologies existed.
+    """
     used_dtype, spec_peak = hw.matmul_peak(compute_dtype)
     spec_vector = hw.vector_peak_flops_per_s()
     link = hw.interconnect_bw_unidirectional_bytes_per_s
+    profile = engine_profile(engine)
     if estimate == "bound":
         int8_peak = hw.dense_peak_flops_per_s.get("int8", 0.0)
         return Ceilings(
@@ -139,13 +174,14 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
             integer_gemm_flops_per_s=int8_peak if int8_peak > spec_peak else None,
             mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s, link_bw_bytes_per_s=link, kernel_overhead_s=0.0,
             collective_latency_s=0.0, spec_matmul_flops_per_s=spec_peak,
-            spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
+            spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s, engine=profile.id,
         )
     if estimate != "expected":
         raise ValueError(f"estimate must be one of {ESTIMATES}, not {estimate!r}")
     matmul_fraction = hw.achievable_matmul_fraction.get(used_dtype) or DEFAULT_MATMUL_FRACTION
-    efficiency = {d: weight_only_efficiency(d, compute_dtype) for d in WEIGHT_BITS_PER_ELEMENT}
+    efficiency = {d: profile.weight_stream_efficiency(d, compute_dtype) for d in WEIGHT_BITS_PER_ELEMENT}
     mem_fraction = hw.achievable_mem_bw_fraction or DEFAULT_MEM_BW_FRACTION
+    link_bw, latency_s, link_kind = _expected_link(hw, profile, tp, topology)
     return Ceilings(
         name="expected", compute_dtype=used_dtype,
         matmul_flops_per_s=spec_peak * matmul_fraction,
@@ -153,12 +189,19 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str) -> Ceilings:
         compute_memory_overlap=EXPECTED_COMPUTE_MEMORY_OVERLAP,
         vector_flops_per_s=spec_vector * DEFAULT_MATMUL_FRACTION,
         mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s * mem_fraction,
-        link_bw_bytes_per_s=link * DEFAULT_LINK_BW_FRACTION,
-        kernel_overhead_s=DEFAULT_KERNEL_OVERHEAD_S,
-        collective_latency_s=_collective_latency_s(hw),
+        link_bw_bytes_per_s=link_bw * DEFAULT_LINK_BW_FRACTION,
+        kernel_overhead_s=profile.kernel_overhead_s,
+        collective_latency_s=latency_s,
         spec_matmul_flops_per_s=spec_peak, spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
-        weight_stream_efficiency={d: e for d, e in efficiency.items() if e < 1.0},
+        weight_stream_efficiency={d: e for d, e in efficiency.items() if e != 1.0},
+        engine=profile.id, kv_reads_per_query_head=profile.kv_reads_per_query_head, link_kind=link_kind,
     )
+
+
+def scenario_ceilings(scenario: Scenario, estimate: str) -> Ceilings:
+    """:func:`ceilings` for a scenario: its compute dtype, engine, TP degree and topology."""
+    return ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate, engine=scenario.engine,
+                    tp=scenario.parallelism.tp, topology=scenario.topology)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +314,18 @@ def compute_and_memory_s(op: Op, c: Ceilings) -> tuple[Number, Number]:
         return 0.0, 0.0
     efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
     memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
+    if c.kv_reads_per_query_head and op.kind == "attention":
+        memory_bytes = memory_bytes + op.kv_read_bytes * (kv_read_multiplier(op) - 1.0)
     return op.flops / compute_rate_flops_per_s(op, c), memory_bytes / c.mem_bw_bytes_per_s
+
+
+def kv_read_multiplier(op: Op) -> float:
+    """h_q / g, the GQA group, for a fused GQA decode attention op (its dims name both); 1.0 for any other op
+    (MLA's latent is one shared head; the unfused path records no head counts)."""
+    dims = dict(op.dims)
+    if "h_q" in dims and "g" in dims and dims["g"]:
+        return float(dims["h_q"]) / float(dims["g"])
+    return 1.0
 
 
 def _op_terms(op: Op, c: Ceilings) -> tuple[Number, Number, Number, float, Number]:

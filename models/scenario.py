@@ -12,8 +12,10 @@ from .dtypes import (
     matmul_compute_dtype,
     weight_bytes_per_param,
 )
+from .engines import DEFAULT_ENGINE, engine_profile
 from .errors import ModelInputError
 from .hardware import Hardware
+from .topology import TOPOLOGIES
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,7 +75,7 @@ class Batching:
     """
 
     batch_size: int = 1
-    prompt_tokens: int = 512
+    prompt_tokens: int = 1024
     output_tokens: int = 256
     flash_attention: bool = True
     kv_compression_ratio: float = 1.0
@@ -112,8 +114,15 @@ class Scenario:
     precisions: Precisions = field(default_factory=Precisions)
     batching: Batching = field(default_factory=Batching)
     parallelism: Parallelism = field(default_factory=Parallelism)
+    # the serving stack (engines.ENGINES); the default reproduces the estimate before engine profiles
+    engine: str = DEFAULT_ENGINE
+    # how the TP group's devices are linked (topology.TOPOLOGIES); None: derived from the hardware preset
+    topology: str | None = None
 
     def __post_init__(self) -> None:
+        engine_profile(self.engine)
+        if self.topology is not None and self.topology not in TOPOLOGIES:
+            raise ModelInputError("topology", f"unknown topology {self.topology!r} (known: {', '.join(TOPOLOGIES)})")
         tp, pp = self.parallelism.tp, self.parallelism.pp
         heads = self.model.attention.num_heads
         if heads % tp:

@@ -1,0 +1,177 @@
+"""Serving-engine profiles: what a stack changes in the ``expected`` estimate (never in ``bound``).
+
+A profile holds, per engine:
+
+- ``kernel_overhead_s``: fixed cost per kernel (CUDA graphs replay kernels back to back; an eager loop pays the
+  host's dispatch per op);
+- ``kv_reads_per_query_head``: decode attention reads each KV head once per query head of its GQA group (early
+  TensorRT-LLM masked MHA) instead of once per KV head;
+- ``decode_gemv_bw_share``: share of the achievable memory bandwidth its weight-streaming GEMMs reach (1.0: the
+  device's measured streaming rate);
+- ``dequant_efficiency``: streaming efficiency per weight-format family (:func:`weight_format_family`) of its
+  weight-only kernels, replacing the generic 8-bit / narrower factors for the families it names;
+- ``custom_all_reduce_latency_s``: small-message latency of its own all-reduce where it runs one (NVLink-class
+  links, or two GPUs over PCIe), ``None``: the topology's (NCCL) latency.
+
+Every figure carries its source; a factor without a public figure keeps the generic value, and the profile's
+``notes`` say so. ``generic`` (the default, :data:`DEFAULT_ENGINE`) reproduces the constants the estimate used
+before engines existed; ``gpt-fast`` equals it because those constants were measured on gpt-fast.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
+from .errors import ModelInputError
+
+# Fixed cost per kernel of a graph-captured (or back-to-back async) stream: NVIDIA's "Getting Started with CUDA
+# Graphs" blog measures 3.4-3.8 us per short kernel; 4 us also closes gpt-fast's Llama-2-7B A100 decode
+# (measured-dev GF-01). See estimate.DEFAULT_KERNEL_OVERHEAD_S.
+GRAPH_KERNEL_OVERHEAD_S = 4e-6
+# ROCm stacks mostly run decode eagerly: on an MI308X, PyTorch's small rocBLAS GEMMs are launch-bound at
+# 11.1-11.5 us each in eager mode (pytorch/pytorch#196920, "Every shape here completes in 11-17 us, so all rows
+# are launch-bound"). The lower end, 11 us, per kernel.
+ROCM_EAGER_KERNEL_OVERHEAD_S = 11e-6
+
+# Weight-only streaming efficiency, gpt-fast's A100 Llama-2-7B (README; measured-dev GF-01..03): effective weight
+# bandwidth 1397 GB/s at bf16, 1069 GB/s at int8 (0.765) and 863 GB/s at int4 (0.617). The only engine factors
+# fitted on the development set (see validation.leave_one_family_out).
+WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT = 1069.20 / 1397.31
+WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT = 862.69 / 1397.31
+
+# Marlin (IST-DASLab/marlin README, Frantar et al. arXiv:2408.11743): FP16xINT4 "close to ideal (4x) speedups up
+# to batchsizes of 16-32 tokens": the 4-bit weights stream at the 16-bit kernel's rate. Taken at its word (1.0);
+# a claim, not a measured fraction. vLLM and SGLang run GPTQ/AWQ int4 checkpoints through Marlin on Ampere+.
+MARLIN_INT4_EFFICIENCY = 1.0
+# MLC-LLM q4f16_1 (4 bits + an fp16 scale per 32 weights = 4.5 bits): Llama-2-7B decode on an RTX 4090 at
+# 191.0 tok/s (mlc-ai/llm-perf-bench PR #1, MLC commit 502f680): 6.74e9 * 4.5 / 8 = 3.79 GB per token ->
+# 724 GB/s, 0.82 of the generic achievable 0.875 * 1008 GB/s (the rtx-4090 preset has no measured fraction). The
+# whole step is counted as weight streaming, so this is a floor on the kernel's efficiency.
+MLC_Q4F16_EFFICIENCY = 6.74e9 * 4.5 / 8 * 191.0 / (0.875 * 1008e9)
+# llama.cpp CUDA on an A100-SXM4-80GB: Llama-7B Q4_1 (5 bits per weight) decode at 75.91 tok/s
+# (ggml-org/llama.cpp#2641, build 992, Aug 2023): 6.74e9 * 5 / 8 = 4.21 GB per token -> 320 GB/s, 0.188 of the
+# preset's achievable 0.834 * 2039 GB/s. An old build: later ones (MMVQ, CUDA graphs) are faster, so this share is
+# pessimistic; no newer datacenter-GPU figure with its model size was found. The whole step counts as streaming.
+LLAMACPP_DATACENTER_GEMV_SHARE = 6.74e9 * 5 / 8 * 75.91 / (0.834 * 2039e9)
+# Custom all-reduce latency, small messages (<= 32 KB) on H100 NVLink, TP 2-8, without CUDA graphs
+# (sgl-project/sglang#2904): vLLM's kernel 8.5-11.8 us, SGLang's (adapted from TensorRT-LLM's) 3.7-7.8 us. The
+# midpoints of the <= 4 KB rows: 9 us and 5 us.
+VLLM_CUSTOM_ALL_REDUCE_LATENCY_S = 9e-6
+SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S = 5e-6
+
+FORMAT_FAMILIES = ("native", "int8", "fp8", "int4", "fp4", "gguf")
+
+
+def weight_format_family(weight_dtype: str, compute_dtype: str) -> str:
+    """The kernel family a weight format runs through: ``native`` when the weights are an operand of the kernel
+    (16/32-bit, or the compute dtype itself), ``gguf`` for llama.cpp's block formats, else the dtype."""
+    if weight_dtype == compute_dtype or weight_dtype in ("fp32", "bf16", "fp16"):
+        return "native"
+    if weight_dtype in GGUF_INTEGER_FORMATS:
+        return "gguf"
+    return weight_dtype
+
+
+def generic_weight_only_efficiency(weight_dtype: str, compute_dtype: str) -> float:
+    """The generic rule: 1.0 for native operands; the 8-bit factor for 8-bit and wider formats, the 4-bit one for
+    narrower (gpt-fast's figures, above)."""
+    if weight_format_family(weight_dtype, compute_dtype) == "native":
+        return 1.0
+    if WEIGHT_BITS_PER_ELEMENT[weight_dtype] >= 8:
+        return WEIGHT_ONLY_STREAM_EFFICIENCY_8BIT
+    return WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Engine:
+    """One serving stack's kernel and runtime traits (see the module docstring)."""
+
+    id: str
+    name: str
+    kernel_overhead_s: float = GRAPH_KERNEL_OVERHEAD_S
+    cuda_graphs: bool = True
+    kv_reads_per_query_head: bool = False
+    decode_gemv_bw_share: float = 1.0
+    dequant_efficiency: dict[str, float] = field(default_factory=dict)
+    custom_all_reduce_latency_s: float | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+    notes: str = ""
+
+    def weight_stream_efficiency(self, weight_dtype: str, compute_dtype: str) -> float:
+        """Streaming efficiency of this engine's GEMMs over ``weight_dtype`` weights: its format-family figure
+        (else the generic rule) times its decode GEMV bandwidth share."""
+        family = weight_format_family(weight_dtype, compute_dtype)
+        dequant = self.dequant_efficiency.get(family)
+        if dequant is None:
+            dequant = generic_weight_only_efficiency(weight_dtype, compute_dtype)
+        return dequant * self.decode_gemv_bw_share
+
+    def uses_generic_dequant(self, weight_dtype: str, compute_dtype: str) -> bool:
+        """Whether this engine's figure for ``weight_dtype`` is the generic (development-set-fitted) factor."""
+        family = weight_format_family(weight_dtype, compute_dtype)
+        return family != "native" and family not in self.dequant_efficiency
+
+
+_BLOG = "NVIDIA 'Getting Started with CUDA Graphs' blog: 3.4-3.8 us per short kernel in a graph"
+_NO_FIGURE = "no public figure found: generic value"
+
+ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
+    Engine(id="generic", name="generic (graph-captured decode, gpt-fast-measured dequantisation)",
+           sources={"kernel_overhead_s": _BLOG, "dequant_efficiency": "gpt-fast README (measured-dev GF-01..03)"},
+           notes="the default: the constants the estimate used before engine profiles"),
+    Engine(id="gpt-fast", name="gpt-fast (torch.compile, CUDA graphs)",
+           sources={"kernel_overhead_s": _BLOG, "dequant_efficiency": "gpt-fast README (measured-dev GF-01..03)"},
+           notes="identical to generic: the generic constants were measured on gpt-fast"),
+    Engine(id="vllm", name="vLLM (CUDA graphs, Marlin int4, custom all-reduce)",
+           dequant_efficiency={"int4": MARLIN_INT4_EFFICIENCY},
+           custom_all_reduce_latency_s=VLLM_CUSTOM_ALL_REDUCE_LATENCY_S,
+           sources={"kernel_overhead_s": _BLOG, "int4": "IST-DASLab/marlin README: close to ideal 4x",
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (vLLM custom all-reduce, H100)"},
+           notes=f"int8/fp8/fp4 weight-only and GEMV share: {_NO_FIGURE}"),
+    Engine(id="sglang", name="SGLang (CUDA graphs, Marlin int4, custom all-reduce)",
+           dequant_efficiency={"int4": MARLIN_INT4_EFFICIENCY},
+           custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
+           sources={"kernel_overhead_s": _BLOG, "int4": "IST-DASLab/marlin README: close to ideal 4x",
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang custom all-reduce, H100)"},
+           notes=f"int8/fp8/fp4 weight-only and GEMV share: {_NO_FIGURE}"),
+    Engine(id="trtllm", name="TensorRT-LLM (current: XQA decode attention per KV head, custom all-reduce)",
+           custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
+           sources={"kernel_overhead_s": _BLOG,
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang's kernel adapts TensorRT-LLM's)"},
+           notes=f"weight-only dequantisation and GEMV share: {_NO_FIGURE}"),
+    Engine(id="trtllm-0.5", name="TensorRT-LLM 0.5-0.6 (masked MHA reads KV once per query head)",
+           kv_reads_per_query_head=True,
+           custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
+           sources={"kernel_overhead_s": _BLOG,
+                    "kv_reads_per_query_head": "NVIDIA/TensorRT-LLM#407 (Nov 2023): the generation kernel loads "
+                                               "the KV cache num_heads / num_heads_kv times",
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904"},
+           notes="L2 may serve some repeated reads (maintainer's reply in #407): an upper end of the KV traffic"),
+    Engine(id="llamacpp", name="llama.cpp CUDA (GGUF MMVQ)",
+           decode_gemv_bw_share=LLAMACPP_DATACENTER_GEMV_SHARE, dequant_efficiency={"gguf": 1.0},
+           sources={"decode_gemv_bw_share": "ggml-org/llama.cpp#2641 (A100-SXM4-80GB, 7B Q4_1, 75.91 tok/s)",
+                    "kernel_overhead_s": _BLOG},
+           notes="the GEMV share is measured on Q4_1 with dequantisation inside, so GGUF formats take no further "
+                 "factor; datacenter GPU, old build (pessimistic); per-kernel cost: generic (no figure)"),
+    Engine(id="mlc", name="MLC-LLM (TVM, q4f16 kernels)",
+           dequant_efficiency={"int4": MLC_Q4F16_EFFICIENCY},
+           sources={"int4": "mlc-ai/llm-perf-bench PR #1 (RTX 4090, Llama-2-7B q4f16_1, 191.0 tok/s)",
+                    "kernel_overhead_s": _BLOG},
+           notes=f"per-kernel cost and other formats: {_NO_FIGURE}"),
+    Engine(id="rocm-eager", name="ROCm stack in eager mode (vLLM/SGLang on AMD without graphs)",
+           kernel_overhead_s=ROCM_EAGER_KERNEL_OVERHEAD_S, cuda_graphs=False,
+           sources={"kernel_overhead_s": "pytorch/pytorch#196920 (MI308X, launch-bound GEMMs 11.1-11.5 us)"},
+           notes=f"dequantisation and collectives: {_NO_FIGURE}"),
+)}
+
+ENGINES = tuple(ENGINE_PROFILES)
+DEFAULT_ENGINE = "generic"
+
+
+def engine_profile(engine_id: str) -> Engine:
+    """The profile of ``engine_id``; a ModelInputError naming ``engine`` for an unknown id."""
+    try:
+        return ENGINE_PROFILES[engine_id]
+    except (KeyError, TypeError):
+        raise ModelInputError("engine", f"unknown engine {engine_id!r} (known: {', '.join(ENGINES)})") from None
