@@ -2,7 +2,11 @@
 
 Run: .venv/bin/python benchmarks/bench_report.py
 Prints the median wall time of the CLI as a process (start-up included) for a 4096-token
-generation, and the median time of the model alone (report dict, ops included).
+generation, and the median time of the model alone (report dict, ops included); then the model at
+G = 256, 4096 and 1M output tokens: the report, the two estimates' decode phase in closed form
+(models/context_sums.py) and the same decode phase summed step by step (every context built and
+timed, what estimate did before), each with its 1M / 256 ratio (budget: the report and the
+closed-form decode at 1M cost at most 2x those at 256).
 """
 
 from __future__ import annotations
@@ -35,14 +39,76 @@ def import_seconds(runs: int = 7) -> list[float]:
     return times
 
 
-def model_seconds(runs: int = 20) -> list[float]:
-    from roofline.models.report import scenario_report
+def _scenario(output_tokens: int = 4096):
     from roofline.models.scenario import Batching, Parallelism, Scenario
     from roofline.presets import load_hardware, load_model
 
-    scenario = Scenario(hardware=load_hardware("h100-sxm"), model=load_model("llama-3.1-70b"),
-                        batching=Batching(batch_size=32, prompt_tokens=2048, output_tokens=4096),
-                        parallelism=Parallelism(tp=4))
+    return Scenario(hardware=load_hardware("h100-sxm"), model=load_model("llama-3.1-70b"),
+                    batching=Batching(batch_size=32, prompt_tokens=2048, output_tokens=output_tokens),
+                    parallelism=Parallelism(tp=4))
+
+
+def _median_ms(fn, runs: int) -> float:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def closed_form_decode(scenario) -> list[float]:
+    """Both estimates' decode phase time in closed form: the decode ops built once at the sample contexts, summed
+    over the contexts by :func:`context_sums` (what ``estimate`` does)."""
+    from roofline.models.context_sums import context_pieces, context_sums, sample_contexts
+    from roofline.models.estimate import ceilings
+    from roofline.models.ops import build_ops
+
+    pieces = context_pieces(scenario)
+    ops = build_ops(scenario, "decode", batch=scenario.batching.batch_size, context=sample_contexts(pieces))
+    return [context_sums(ops, ceilings(scenario.hardware, scenario.precisions.compute_dtype, name), pieces).total.time_s
+            for name in ("bound", "expected")]
+
+
+def step_by_step_decode(scenario) -> list[float]:
+    """Both estimates' decode phase time with the decode ops built once at every context (vectorised), timed, summed."""
+    import numpy as np
+
+    from roofline.models.estimate import ceilings, pass_totals
+    from roofline.models.inference import decode_contexts
+    from roofline.models.ops import build_ops
+
+    contexts = decode_contexts(scenario)
+    ops = build_ops(scenario, "decode", batch=scenario.batching.batch_size, context=contexts)
+    return [float(np.sum(np.broadcast_to(
+        pass_totals(ops, ceilings(scenario.hardware, scenario.precisions.compute_dtype, name)).time_s, contexts.shape)))
+        for name in ("bound", "expected")]
+
+
+LENGTHS = (256, 4096, 1 << 20)
+
+
+def length_ms(runs: int = 7) -> dict[str, dict[int, float]]:
+    """Median ms per output length for the report, the closed-form decode and the step-by-step decode, measured in
+    turn in the same run; the two decode paths are checked to agree (1e-9) before they are timed."""
+    from roofline.models.report import scenario_report
+
+    result: dict[str, dict[int, float]] = {"report": {}, "closed form": {}, "step by step": {}}
+    for g in LENGTHS:
+        s = _scenario(g)
+        closed, steps = closed_form_decode(s), step_by_step_decode(s)
+        if any(abs(a - b) > 1e-9 * b for a, b in zip(closed, steps, strict=True)):
+            raise AssertionError(f"G = {g}: closed form {closed} != step by step {steps}")
+        result["report"][g] = _median_ms(lambda s=s: scenario_report(s), runs)
+        result["closed form"][g] = _median_ms(lambda s=s: closed_form_decode(s), runs)
+        result["step by step"][g] = _median_ms(lambda s=s: step_by_step_decode(s), max(3, runs // 2))
+    return result
+
+
+def model_seconds(runs: int = 20) -> list[float]:
+    from roofline.models.report import scenario_report
+
+    scenario = _scenario()
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -63,13 +129,22 @@ def main(argv: list[str] | None = None) -> list[dict]:
     cli = statistics.median(cli_seconds(runs))
     imports = statistics.median(import_seconds(runs))
     model = statistics.median(model_seconds(max(20, runs)))
-    return [row("report", "roofline report (4096-token generation), whole process (median)", cli * 1e3, "ms"),
+    rows = [row("report", "roofline report (4096-token generation), whole process (median)", cli * 1e3, "ms"),
             row("report", "  interpreter + imports alone (median)", imports * 1e3, "ms"),
             row("report", "  model (scenario_report with ops) (median)", model * 1e3, "ms")]
+    lengths = length_ms(runs)
+    for path, by_length in lengths.items():
+        for g in LENGTHS:
+            rows.append(row("report", f"  {path}, G = {g:,} (median)", by_length[g], "ms"))
+        ratio = by_length[LENGTHS[-1]] / by_length[LENGTHS[0]]
+        if path == "step by step":
+            rows.append(row("report", f"  {path}: G = 1M / G = 256", ratio, "x"))
+        else:
+            rows.append(row("report", f"  {path}: G = 1M / G = 256", ratio, "x", "< 2", ratio < 2))
+    return rows
 
 
 if __name__ == "__main__":
-    cli, imports, model = (r["value"] for r in main())
-    print(f"roofline report (4096-token generation), whole process: median {cli:.0f} ms")
-    print(f"  interpreter + imports alone:                          median {imports:.0f} ms")
-    print(f"  model (scenario_report with ops):                     median {model:.1f} ms")
+    from run_all import print_table
+
+    print_table(main())

@@ -21,6 +21,7 @@ polynomials), timed by :func:`estimate.time_op`. Three ops per piece and per roo
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -63,6 +64,7 @@ def context_count(pieces: Pieces) -> int:
     return sum(b - a + 1 for a, b in pieces)
 
 
+@functools.lru_cache(maxsize=64)
 def _piece_weights(pieces: Pieces) -> tuple[np.ndarray, np.ndarray]:
     """(n, n(n+1)/(3(n-1))) per piece; the second is 0 for a single context (then p_m = p_a)."""
     n = np.array([b - a + 1 for a, b in pieces], dtype=float)
@@ -73,10 +75,10 @@ def _piece_weights(pieces: Pieces) -> tuple[np.ndarray, np.ndarray]:
 def piece_sums(values: Number, pieces: Pieces) -> float:
     """Sum over every integer context of the pieces of a quantity given at :func:`sample_contexts` (a number: the
     same at every context) and polynomial of degree <= 2 on each piece."""
-    if np.ndim(values) == 0:
-        return float(values) * context_count(pieces)
-    v = np.asarray(values, dtype=float).reshape(len(pieces), SAMPLES_PER_PIECE)
     n, curvature = _piece_weights(pieces)
+    if np.ndim(values) == 0:
+        return float(values) * float(n.sum())
+    v = np.asarray(values, dtype=float).reshape(len(pieces), SAMPLES_PER_PIECE)
     gamma = (v[:, 0] + v[:, 2]) / 2 - v[:, 1]
     return float(np.sum(n * v[:, 1] + gamma * curvature))
 
@@ -115,9 +117,12 @@ def _split(pieces: Pieces, d: np.ndarray) -> list[tuple[int, int, int]]:
     return parts
 
 
+_OP_FIELDS = tuple(f.name for f in dataclasses.fields(Op) if f.name != "dims")  # ``dims`` describes, it is no work
+
+
 def _array_fields(op: Op) -> list[str]:
-    """The op's fields that vary over the sampled contexts (``dims`` is description, not work)."""
-    return [f.name for f in dataclasses.fields(op) if f.name != "dims" and isinstance(getattr(op, f.name), np.ndarray)]
+    """The op's fields that vary over the sampled contexts."""
+    return [name for name in _OP_FIELDS if isinstance(getattr(op, name), np.ndarray)]
 
 
 def _interpolated(op: Op, pieces: Pieces, parts: list[tuple[int, int, int]]) -> Op:
