@@ -220,10 +220,16 @@ def _preset_or_default(hw: Hardware, key: str, measured: bool, default_note: str
     return default_note
 
 
-def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[str, ...] = ()
+def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[str, ...] = (), *,
+                         engine: str = DEFAULT_ENGINE, tp: int | None = None, topology: str | None = None
                          ) -> list[Assumption]:
-    """Every parameter of the ``expected`` ceilings for this device, with its value and source."""
-    c = ceilings(hw, compute_dtype, "expected")
+    """Every parameter of the ``expected`` ceilings for this device, with its value and source.
+
+    With a non-default ``engine`` or a ``tp`` (the TP ring, topology.py), the rows name the engine's figures and
+    the ring's slowest link; with the defaults they are the rows of the estimate before engines and topologies.
+    """
+    c = ceilings(hw, compute_dtype, "expected", engine=engine, tp=tp, topology=topology)
+    profile = engine_profile(engine)
     used = c.compute_dtype
     matmul_key = "achievable.fp8_matmul" if used == "fp8" else "achievable.matmul"
     rows = [
@@ -243,24 +249,43 @@ def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[
                    "EXPECTED_COMPUTE_MEMORY_OVERLAP: the roofline assumes full overlap; expected none (times add); "
                    "TensorRT-LLM A100/L40S time to first token (measured-dev TR-24..29)"),
     ]
+    generic = engine == DEFAULT_ENGINE
     for dtype in dict.fromkeys(weight_dtypes):
         efficiency = c.weight_stream_efficiency.get(dtype)
         if efficiency is not None:
+            family = engines.weight_format_family(dtype, compute_dtype)
+            source = ("WEIGHT_ONLY_STREAM_EFFICIENCY_*: gpt-fast A100 Llama-2-7B int8/int4 vs bf16 effective "
+                      "bandwidth (measured-dev GF-01..03)")
+            if not generic:
+                named = [profile.sources[key] for key in (family, "decode_gemv_bw_share") if key in profile.sources]
+                source = f"engine {profile.id}: " + ("; ".join(named) if named else f"generic ({source})")
             rows.append(Assumption(f"weight_only_stream_efficiency ({dtype})", efficiency, "of the 16-bit rate",
-                                   "WEIGHT_ONLY_STREAM_EFFICIENCY_*: gpt-fast A100 Llama-2-7B int8/int4 vs bf16 "
-                                   "effective bandwidth (measured-dev GF-01..03)"))
+                                   source))
+    if c.kv_reads_per_query_head:
+        rows.append(Assumption("decode_kv_reads", 1.0, "per query head (x GQA group)",
+                               f"engine {profile.id}: {profile.sources.get('kv_reads_per_query_head', '')}"))
+    latency_source = (f"{hw.id} preset interconnect_latency_us" if hw.interconnect_latency_s is not None else
+                      "DEFAULT_NVLINK/PCIE_COLLECTIVE_LATENCY_S: custom all-reduce 4-12 us on H100 NVLink "
+                      "(sgl-project/sglang#2904); NCCL over PCIe ~42 us on 8x RTX 4090 (NVIDIA/nccl#1530)")
+    if c.link_kind:
+        latency_source = f"ring over {tp} devices, slowest link {c.link_kind} (topology.py); " + latency_source
+    custom_latency_s = profile.custom_all_reduce_latency_s
+    if custom_latency_s is not None and c.collective_latency_s == custom_latency_s:
+        latency_source = f"engine {profile.id} custom all-reduce: {profile.sources['custom_all_reduce_latency_s']}"
+    kernel_source = ("DEFAULT_KERNEL_OVERHEAD_S: CUDA-graph / async-stream rate, NVIDIA 'Getting Started with CUDA "
+                     "Graphs' (3.4-3.8 us per short kernel); eager host-bound loops pay more")
+    if not generic:
+        kernel_source = f"engine {profile.id}: {profile.sources.get('kernel_overhead_s', 'generic')}"
     rows += [
-        Assumption("kernel_overhead_s", c.kernel_overhead_s, "s per kernel",
-                   "DEFAULT_KERNEL_OVERHEAD_S: CUDA-graph / async-stream rate, NVIDIA 'Getting Started with CUDA "
-                   "Graphs' (3.4-3.8 us per short kernel); eager host-bound loops pay more"),
-        Assumption("collective_latency_s", c.collective_latency_s, "s per collective",
-                   f"{hw.id} preset interconnect_latency_us" if hw.interconnect_latency_s is not None else
-                   "DEFAULT_NVLINK/PCIE_COLLECTIVE_LATENCY_S: custom all-reduce 4-12 us on H100 NVLink "
-                   "(sgl-project/sglang#2904); NCCL over PCIe ~42 us on 8x RTX 4090 (NVIDIA/nccl#1530)"),
+        Assumption("kernel_overhead_s", c.kernel_overhead_s, "s per kernel", kernel_source),
+        Assumption("collective_latency_s", c.collective_latency_s, "s per collective", latency_source),
         Assumption("link_bw_fraction", DEFAULT_LINK_BW_FRACTION, "of spec (one direction)",
                    "DEFAULT_LINK_BW_FRACTION: nccl-tests ring all-reduce bus bandwidth on 8x H100 NVLink "
                    "(NVIDIA/nccl-tests#212)"),
     ]
+    if c.link_kind:
+        rows.append(Assumption(f"link_bw ({c.link_kind})", c.link_bw_bytes_per_s / DEFAULT_LINK_BW_FRACTION,
+                               "B/s one direction (spec)", "the TP ring's slowest link (topology.py)"))
     return rows
 
 

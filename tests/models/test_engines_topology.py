@@ -17,7 +17,13 @@ from roofline.models.engines import (
     engine_profile,
 )
 from roofline.models.errors import ModelInputError
-from roofline.models.estimate import ceilings, compute_and_memory_s, scenario_ceilings, time_op
+from roofline.models.estimate import (
+    ceilings,
+    compute_and_memory_s,
+    expected_assumptions,
+    scenario_ceilings,
+    time_op,
+)
 from roofline.models.inference import estimate
 from roofline.models.ops import build_ops
 from roofline.models.topology import (
@@ -228,3 +234,16 @@ def test_a_larger_ring_is_never_faster_per_byte(hw_id, topology, tp):
     hw = hardware(hw_id)
     assert ring_bottleneck(hw, tp + 1, topology).bw_unidirectional_bytes_per_s <= \
         ring_bottleneck(hw, tp, topology).bw_unidirectional_bytes_per_s
+
+
+def test_assumptions_name_the_engine_and_the_ring_only_when_asked():
+    hw = hardware("a100-pcie-80gb")
+    default = expected_assumptions(hw, "bf16", ("int4",))
+    assert [r.name for r in default] == [
+        "mem_bw_fraction", "matmul_fraction (bf16)", "vector_fraction (fp32)", "attention_kernel_efficiency",
+        "compute_memory_overlap", "weight_only_stream_efficiency (int4)", "kernel_overhead_s",
+        "collective_latency_s", "link_bw_fraction"]
+    rows = {r.name: r for r in expected_assumptions(hw, "bf16", ("int4",), engine="trtllm-0.5", tp=4)}
+    assert rows["link_bw (pcie-host)"].value == 32e9
+    assert rows["collective_latency_s"].value == 40e-6 and "pcie-host" in rows["collective_latency_s"].source
+    assert "TensorRT-LLM#407" in rows["decode_kv_reads"].source
