@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import Ceilings, PassTotals, pass_totals, time_op
+from .estimate import Ceilings, OpTiming, PassTotals, pass_totals, time_op
 from .ops import Number, Op
 from .scenario import Scenario
 
@@ -80,7 +80,7 @@ def piece_sums(values: Number, pieces: Pieces) -> float:
         return float(values) * float(n.sum())
     v = np.asarray(values, dtype=float).reshape(len(pieces), SAMPLES_PER_PIECE)
     gamma = (v[:, 0] + v[:, 2]) / 2 - v[:, 1]
-    return float(np.sum(n * v[:, 1] + gamma * curvature))
+    return float(n @ v[:, 1] + curvature @ gamma)
 
 
 def _roots_t(d_a: float, d_m: float, d_b: float) -> list[float]:
@@ -140,9 +140,10 @@ def _interpolated(op: Op, pieces: Pieces, parts: list[tuple[int, int, int]]) -> 
     return dataclasses.replace(op, dims=(), **changes)
 
 
-def op_time_sum_s(op: Op, c: Ceilings, pieces: Pieces) -> float:
-    """Sum over every context of the pieces of one occurrence's time; ``op`` built at :func:`sample_contexts`."""
-    t = time_op(op, c)
+def op_time_sum_s(op: Op, c: Ceilings, pieces: Pieces, timing: OpTiming | None = None) -> float:
+    """Sum over every context of the pieces of one occurrence's time; ``op`` built at :func:`sample_contexts`
+    (``timing``: its :func:`time_op` under ``c``, when already known)."""
+    t = time_op(op, c) if timing is None else timing
     if np.ndim(t.time_s) == 0:
         return float(t.time_s) * context_count(pieces)
     shape = (len(pieces) * SAMPLES_PER_PIECE,)
@@ -185,7 +186,8 @@ def context_sums(ops: list[Op], c: Ceilings, pieces: Pieces) -> ContextSums:
     sums = {name: piece_sums(getattr(at_samples, name), pieces) for name in _TOTAL_FIELDS}
     for op in ops:
         if varies_with_context(op):
-            sampled = np.broadcast_to(time_op(op, c).time_s, (len(pieces) * SAMPLES_PER_PIECE,))
-            sums["time_s"] += op.count * (op_time_sum_s(op, c, pieces) - piece_sums(sampled, pieces))
+            timing = time_op(op, c)
+            sampled = np.broadcast_to(timing.time_s, (len(pieces) * SAMPLES_PER_PIECE,))
+            sums["time_s"] += op.count * (op_time_sum_s(op, c, pieces, timing) - piece_sums(sampled, pieces))
     return ContextSums(steps=context_count(pieces), total=PassTotals(**sums), first=_at(at_samples, 0),
                        last=_at(at_samples, -1))

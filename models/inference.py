@@ -126,7 +126,7 @@ def mean_decode_step_from_ops(samples: DecodeStepSamples, c: Ceilings) -> np.nda
         if np.ndim(t_one.time_s) == 0:  # does not depend on the context
             total = total + many.count * time_op(many, c).time_s
         else:
-            per_seq_s = op_time_sum_s(one, c, samples.pieces) / steps - t_one.overhead_s
+            per_seq_s = op_time_sum_s(one, c, samples.pieces, t_one) / steps - t_one.overhead_s
             total = total + one.count * (samples.batches * per_seq_s + t_one.overhead_s)
     return total
 

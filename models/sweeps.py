@@ -1,7 +1,7 @@
 """Decode over a range of batch sizes or contexts, as numpy arrays (one vectorised call each).
 
 Batch sweep: mean decode step over every context of the generation (P+1 .. P+G-1) for each
-batch in ``batches`` (exact, see :func:`mean_decode_step_s`) -> per-sequence and aggregate
+batch in ``batches`` (exact, in closed form whatever G, see :func:`mean_decode_step_s`) -> per-sequence and aggregate
 tokens/s; the memory limit is the largest batch that fits. Context sweep: the decode step at
 each context for the scenario's batch, with the share of the step spent moving KV-cache bytes
 (KV bytes / bandwidth over step time).
