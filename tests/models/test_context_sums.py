@@ -120,6 +120,8 @@ def test_sliding_windows_cut_the_contexts_after_the_window():
     after c = 128; gemma-2-9b's 4096 window lies beyond c = 199, so one piece."""
     assert context_pieces(scenario("h100-sxm", "gpt-oss-20b", prompt=100, output=100)) == ((101, 128), (129, 199))
     assert context_pieces(scenario("h100-sxm", "gemma-2-9b", prompt=100, output=100)) == ((101, 199),)
+    # any range, e.g. c = 1..1000 for gpt-oss-20b: cut after 128
+    assert context_pieces(scenario("h100-sxm", "gpt-oss-20b"), first=1, last=1000) == ((1, 128), (129, 1000))
     # G = 1: the step that would come next, c = P + 1, alone
     assert context_pieces(scenario("h100-sxm", "gemma-2-9b", prompt=100, output=1)) == ((101, 101),)
 
