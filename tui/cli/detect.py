@@ -9,11 +9,13 @@ import argparse
 import json
 from typing import Any
 
+from roofline.tui.inputs.limits import FIELD_LIMITS
 from roofline.tui.probe.detect import DEFAULT_TIMEOUT_S, Detection, detect_accelerators
 from roofline.tui.probe.match import format_gib
-from roofline.tui.inputs.limits import FIELD_LIMITS
 
 MAX_TP = int(FIELD_LIMITS["tp"][1])
+# --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
+DETECT_SCHEMA_VERSION = 1
 
 
 def _timeout(text: str) -> float:
@@ -31,7 +33,9 @@ def add_detect_parser(sub) -> argparse.ArgumentParser:
     detect = sub.add_parser("detect", help="find local GPUs (NVML, nvidia-smi, rocm-smi) and the matching preset",
                             description="Find the local accelerators and the hardware preset that describes them. "
                             "Set ROOFLINE_NO_DETECT=1 to turn detection off.")
-    detect.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    detect.add_argument("--format", choices=("text", "json"), default="text",
+                        help="output format (default text); json: schema_version, devices [index, name, "
+                        "memory_bytes], count, preset, preset_reason, source, problems, types")
     detect.add_argument("--timeout", dest="timeout_s", type=_timeout, default=DEFAULT_TIMEOUT_S, metavar="S",
                         help=f"seconds each source may take (default {DEFAULT_TIMEOUT_S:g})")
     return detect
@@ -46,8 +50,10 @@ def explorer_hint(detection: Detection) -> str | None:
 
 
 def detection_json(detection: Detection) -> dict[str, Any]:
-    """The JSON contract: devices, count, preset, preset_reason, source, problems (+ types, one per device type)."""
+    """The JSON contract: schema_version, devices, count, preset, preset_reason, source, problems (+ types, one
+    per device type)."""
     return {
+        "schema_version": DETECT_SCHEMA_VERSION,
         "devices": [{"index": d.index, "name": d.name, "memory_bytes": d.memory_bytes} for d in detection.devices],
         "count": detection.count,
         "preset": detection.preset_id,

@@ -15,6 +15,8 @@ EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 _PRESET_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
+# --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
+MEASURE_SCHEMA_VERSION = 1
 
 
 # On one H200 (benchmarks/gpu-h200-2026-11-30.md) --quick read bf16 GEMM 6 % and fp8 16 % below a full run.
@@ -64,7 +66,10 @@ def add_measure_parser(sub: Any) -> argparse.ArgumentParser:
     parser.add_argument("--dtypes", type=_dtypes, metavar="LIST",
                         help="comma-separated matmul dtypes (default: cpu fp32,fp64; gpu fp32,tf32,bf16,fp16,fp8)")
     parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (seconds; rough figures)")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="output format; json: schema_version, the measurement (device, kind, host, date, "
+                        "mem_bw_bytes_per_s, flops_per_s_by_dtype, skipped, method) and preset {id, "
+                        "measured_over_spec} or null")
     parser.add_argument("--hardware", metavar="ID",
                         help="the preset this device is: shows measured/spec; --save then stores a copy with "
                              "measured [achievable] fractions (GPUs are matched automatically where possible)")
@@ -193,7 +198,6 @@ def _measure(args: argparse.Namespace) -> int:
         save_measured_hardware,
         spec_fractions,
     )
-
     from roofline.tui.probe.measure import default_settings, host_name, measure
 
     if (args.preset_id or args.force) and not args.save:
@@ -216,7 +220,7 @@ def _measure(args: argparse.Namespace) -> int:
     ceilings = _ceilings(measurement, args.quick)
     fractions = spec_fractions(base, ceilings) if base is not None else {}
     if args.format == "json":
-        out = measurement.to_json()
+        out = {"schema_version": MEASURE_SCHEMA_VERSION, **measurement.to_json()}
         out["preset"] = {"id": base_id, "measured_over_spec": fractions} if base_id else None
         print(json.dumps(out, indent=2))
     else:

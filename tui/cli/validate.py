@@ -10,6 +10,9 @@ from pathlib import Path
 from roofline.models.validation import RowResult, evaluate, summarize
 from roofline.presets.measurements import read_measurements
 
+# --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
+VALIDATE_SCHEMA_VERSION = 1
+
 
 def run_validate(args: Namespace) -> int:
     rows, skipped = read_measurements(Path(args.file))
@@ -24,6 +27,7 @@ def run_validate(args: Namespace) -> int:
     summary = summarize(results)
     if args.format == "json":
         print(json.dumps({
+            "schema_version": VALIDATE_SCHEMA_VERSION,
             "summary": summary.as_dict(),
             "by_family": {k: summarize(v).as_dict() for k, v in sorted(by_family.items())},
             "by_metric": {k: summarize(v).as_dict() for k, v in sorted(by_metric.items())},
