@@ -101,3 +101,33 @@ def test_io_scan_sees_code_but_not_docstrings(tmp_path):
     code = _code_without_strings(sample)
     assert "config" not in code
     assert "import json" in code and "open (" in code
+
+
+def test_license_is_spdx_with_its_file():
+    """PEP 639: an SPDX expression and the file it names (the table form stops building in 2027)."""
+    project = _pyproject()["project"]
+    assert project["license"] == "MIT"
+    assert project["license-files"] == ["LICENSE"]
+    assert "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
+    requires = _pyproject()["build-system"]["requires"]
+    assert any(r.replace(" ", "").startswith("setuptools>=") and int(r.split(">=")[1].split(".")[0]) >= 77
+               for r in requires), requires
+    assert not any(c.startswith("License ::") for c in project["classifiers"])  # setuptools refuses both
+
+
+def test_directly_imported_libraries_are_declared():
+    """rich is imported by tui/ modules directly; shtab by `roofline completion`."""
+    names = {d.split(";")[0].split(">")[0].split("<")[0].split("=")[0].strip()
+             for d in _pyproject()["project"]["dependencies"]}
+    assert {"rich", "shtab", "textual", "numpy"} <= names
+    uses_rich = [p for p in (ROOT / "tui").rglob("*.py") if "from rich" in p.read_text(encoding="utf-8")
+                 or "import rich" in p.read_text(encoding="utf-8")]
+    assert uses_rich
+
+
+def test_python_range_includes_3_14_and_classifiers_match():
+    project = _pyproject()["project"]
+    assert project["requires-python"] == ">=3.10,<3.15"
+    prefix = "Programming Language :: Python :: 3."
+    listed = {c.rsplit(" ", 1)[-1] for c in project["classifiers"] if c.startswith(prefix)}
+    assert listed == {"3.10", "3.11", "3.12", "3.13", "3.14"}
