@@ -1,4 +1,6 @@
-"""``roofline serve`` (tui/serve.py): the command textual-serve runs, argument checks, and a real server."""
+"""``roofline serve`` (tui/cli/serve.py): the command textual-serve runs, argument checks, and a real server.
+
+The origin, host, size and process checks are in test_serve_security.py."""
 
 from __future__ import annotations
 
@@ -25,29 +27,31 @@ from roofline.tui.cli.serve import NOT_INSTALLED, build_command, run_serve
 
 
 def test_build_command_runs_the_cli_module_with_this_python():
-    assert shlex.split(build_command([], False)) == [sys.executable, "-m", "roofline.tui.cli"]
+    """``exec``: the shell becomes the explorer, so the process textual-serve holds is the one to signal."""
+    assert shlex.split(build_command([], False)) == ["exec", sys.executable, "-m", "roofline.tui.cli"]
 
 
 @pytest.mark.parametrize("value", ["h100 sxm", "it's", 'say "hi"', "$(touch /tmp/pwned)", "a;b", "`id`", "*", "",
                                    "--flag=x y", "tab\there", "new\nline", "ünïcode"])
 def test_build_command_quotes_every_word(value):
-    command = build_command(["--model", value], False)
-    assert shlex.split(command) == [sys.executable, "-m", "roofline.tui.cli", "--model", value]
+    command = build_command([f"--model={value}"], False)
+    assert shlex.split(command) == ["exec", sys.executable, "-m", "roofline.tui.cli", f"--model={value}"]
 
 
 def test_build_command_quotes_an_interpreter_path_with_spaces(monkeypatch):
     monkeypatch.setattr(sys, "executable", "/opt/my python/bin/python3")
-    command = build_command(["--batch", "8"], False)
-    assert command.startswith("'/opt/my python/bin/python3' ")
-    assert shlex.split(command) == ["/opt/my python/bin/python3", "-m", "roofline.tui.cli", "--batch", "8"]
+    command = build_command(["--batch=8"], False)
+    assert command.startswith("exec '/opt/my python/bin/python3' ")
+    assert shlex.split(command) == ["exec", "/opt/my python/bin/python3", "-m", "roofline.tui.cli", "--batch=8"]
 
 
 def test_build_command_present_puts_explorer_flags_before_the_subcommand():
-    assert shlex.split(build_command([], True)) == [sys.executable, "-m", "roofline.tui.cli", "present"]
-    assert shlex.split(build_command(["--hardware", "h200"], True)) == [
-        sys.executable, "-m", "roofline.tui.cli", "--hardware", "h200", "present"]
+    assert shlex.split(build_command([], True)) == ["exec", sys.executable, "-m", "roofline.tui.cli", "present"]
+    assert shlex.split(build_command(["--hardware=h200"], True)) == [
+        "exec", sys.executable, "-m", "roofline.tui.cli", "--hardware=h200", "present"]
 
 
+@pytest.mark.slow
 def test_build_command_runs_in_a_shell():
     """The string textual-serve hands to /bin/sh starts this package's CLI."""
     done = subprocess.run(build_command(["--help"], False), shell=True, capture_output=True, text=True, timeout=60)
@@ -59,7 +63,7 @@ def test_explorer_args_from_namespace_passes_only_given_flags(tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     args = build_parser().parse_args(["--hardware", "h200", "--batch", "8", "--scenario", "s.toml"])
     assert serve.explorer_args_from_namespace(args) == [
-        "--hardware", "h200", "--batch", "8", "--scenario", str((tmp_path / "s.toml").resolve())]
+        "--hardware=h200", "--batch=8", f"--scenario={(tmp_path / 's.toml').resolve()}"]
     assert serve.explorer_args_from_namespace(build_parser().parse_args([])) == []
 
 
@@ -118,6 +122,9 @@ def fake_server(monkeypatch):
     module.Server = _FakeServer
     monkeypatch.setitem(sys.modules, "textual_serve", types.ModuleType("textual_serve"))
     monkeypatch.setitem(sys.modules, "textual_serve.server", module)
+    app_service = types.ModuleType("textual_serve.app_service")
+    app_service.AppService = object  # only named by the subclass; no session runs here
+    monkeypatch.setitem(sys.modules, "textual_serve.app_service", app_service)
     return _FakeServer.made
 
 
@@ -130,6 +137,23 @@ def test_run_serve_on_loopback_prints_the_url_and_no_warning(fake_server, capsys
     out, err = capsys.readouterr()
     assert "http://127.0.0.1:8123/" in out
     assert err == ""
+
+
+def test_run_serve_public_url_is_the_page_address_and_an_allowed_origin(fake_server, capsys):
+    """Behind ``ssh -L 9000:127.0.0.1:8000``: the browser's page is http://localhost:9000."""
+    run_serve("127.0.0.1", 8000, [], False, public="http://localhost:9000/")
+    (server,) = fake_server
+    assert server.public_url == "http://localhost:9000"
+    assert ("http", "localhost", 9000) in server.allowed and ("http", "127.0.0.1", 8000) in server.allowed
+    assert "open http://localhost:9000/ in a browser" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("url", ["localhost:9000", "ftp://localhost", "http://", "http://localhost:9000/app",
+                                 "http://localhost:9000/?a=1", "http://user@localhost:9000", "http://x:99999"])
+def test_run_serve_rejects_a_bad_public_url(fake_server, url):
+    with pytest.raises(ValueError, match="--public-url"):
+        run_serve("127.0.0.1", 8000, [], False, public=url)
+    assert fake_server == []
 
 
 def test_run_serve_present_title(fake_server):
@@ -178,7 +202,8 @@ def _stop(proc: subprocess.Popen) -> None:
 def served():
     pytest.importorskip("textual_serve")
     port = _free_port()
-    code = f"from roofline.tui.cli.serve import run_serve; run_serve('127.0.0.1', {port}, ['--hardware', 'h200'], False)"
+    code = (f"from roofline.tui.cli.serve import run_serve; "
+            f"run_serve('127.0.0.1', {port}, ['--hardware', 'h200'], False)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
     try:
@@ -199,6 +224,7 @@ def served():
         _stop(proc)
 
 
+@pytest.mark.slow
 def test_serve_answers_with_the_page(served):
     _, (status, html) = served
     assert status == 200
@@ -206,6 +232,7 @@ def test_serve_answers_with_the_page(served):
     assert "textual" in html.lower()
 
 
+@pytest.mark.slow
 def test_serve_runs_the_explorer_over_the_websocket(served):
     """A browser session starts the explorer with the passed-through flags: its first screen names the H200."""
     aiohttp = pytest.importorskip("aiohttp")  # a dependency of textual-serve

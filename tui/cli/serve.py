@@ -5,6 +5,25 @@ that opens the page gets its own copy of the explorer: the server starts :func:`
 command with Textual's web driver and relays the screen and the keys over a websocket. Nothing is shared
 between tabs, and closing a tab ends its process.
 
+What this module adds to textual-serve's :class:`~textual_serve.server.Server` (a subclass that overrides its
+public handlers; the only private name used is ``AppService._process``, see :data:`TEXTUAL_SERVE_CHECKED`):
+
+- Only our own page may drive the explorer. A websocket upgrade is refused (HTTP 403, one line on stderr, no
+  process started) unless its ``Origin`` is one of :func:`allowed_origins` (the URL printed at start, its
+  loopback aliases, ``--public-url``). An upgrade without ``Origin`` (no browser sends one: browsers always set
+  it on websockets) is accepted from a loopback client only. Every request's ``Host`` must name the server too,
+  so a DNS-rebound name (``evil.example`` resolving to 127.0.0.1) gets 403.
+- A session's terminal is clamped to :data:`MAX_COLUMNS` x :data:`MAX_ROWS` (the query and every resize);
+  a 3000 x 3000 request once held 462 MB.
+- When its socket closes, a session's explorer is asked to quit, then sent SIGTERM after
+  :data:`QUIT_GRACE_S`, then SIGKILL after :data:`TERM_GRACE_S`; Ctrl+C on the server does the same for every
+  session at once.
+- The page is ours (:func:`page_html`): it loads only textual-serve's own script, style sheet and Roboto Mono
+  font files from this server (no web fonts, no CDN: GPU boxes are often offline), falls back to the system's
+  monospace fonts, and its Content-Security-Policy forbids loading anything from elsewhere.
+- ``--public-url`` is the address a browser uses when it is not the one served (an SSH tunnel on another local
+  port, a reverse proxy): the page's URLs and the allowed ``Origin`` follow it.
+
 The server listens on 127.0.0.1 (this machine only) unless another host is given. Any other host is allowed,
 with a warning on stderr: there is no authentication, so everyone who can reach the port can start explorer
 processes on this machine (and save scenario files with its permissions).
@@ -16,49 +35,80 @@ fast and textual-serve stays optional.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
+import html
 import ipaddress
+import json
+import math
 import shlex
 import socket
 import sys
 from pathlib import Path
+from string import Template
+from urllib.parse import urlsplit
 
 NOT_INSTALLED = "textual-serve is not installed: pip install 'roofline-explorer[serve]'"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 _WILDCARD_HOSTS = {"0.0.0.0", "::", ""}
-# explorer flag -> attribute of the parsed top-level namespace (tui/cli.py build_parser)
-_EXPLORER_FLAGS = {"--hardware": "hardware", "--model": "model", "--batch": "batch", "--prompt": "prompt",
-                   "--output": "output", "--tp": "tp", "--pp": "pp", "--weights": "weights", "--kv": "kv",
-                   "--scenario": "scenario"}
+_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+
+MAX_COLUMNS = 500  # widest terminal a session may ask for (cells)
+MAX_ROWS = 200  # tallest terminal a session may ask for (cells)
+DEFAULT_COLUMNS, DEFAULT_ROWS = 80, 24  # when the query's size is missing or not a number (as textual-serve)
+QUIT_GRACE_S = 3.0  # after the socket closes: time to quit on its own before SIGTERM
+TERM_GRACE_S = 3.0  # after SIGTERM: time before SIGKILL
+# The textual-serve release whose private ``AppService._process`` (the session's asyncio Process, set by
+# ``AppService._open_app_process``) this module reads; tests/cli/test_serve_security.py fails when it changes.
+TEXTUAL_SERVE_CHECKED = "1.1.3"
+
+Origin = tuple[str, str, int]  # (scheme, host in lower case without IPv6 brackets, port)
+
+
+# ---------------------------------------------------------------- the command each session runs
 
 
 def build_command(explorer_args: list[str], present: bool) -> str:
     """The shell command textual-serve runs for each browser session.
 
-    ``<python> -m roofline.tui.cli [explorer args]``, or with ``present`` the ``present`` subcommand after the
-    explorer args (they are top-level options, so argparse needs them before the subcommand). Every word is
-    shell-quoted: textual-serve hands the string to ``/bin/sh``.
+    ``exec <python> -m roofline.tui.cli [explorer args]``, or with ``present`` the ``present`` subcommand after
+    the explorer args (they are top-level options, so argparse needs them before the subcommand). Every word is
+    shell-quoted: textual-serve hands the string to ``/bin/sh``. ``exec`` makes the shell become the explorer,
+    so the process textual-serve holds (and this module signals) is the explorer itself.
     """
     words = [sys.executable, "-m", "roofline.tui.cli", *explorer_args]
     if present:
         words.append("present")
-    return shlex.join(words)
+    return "exec " + shlex.join(words)
 
 
 def explorer_args_from_namespace(args: argparse.Namespace) -> list[str]:
     """The explorer flags the user gave (``roofline --hardware X serve``), as words to pass through.
 
-    A ``--scenario`` path is made absolute so that it does not depend on the server's working directory.
+    Every value travels as one word ``--flag=VALUE``, so a value that starts with ``-`` (``--model -x``) is not
+    taken for a flag; on/off flags become ``--flag`` or ``--no-flag``. The flags are the input registry's, so a
+    new input passes through without a change here. A ``--scenario`` path is made absolute so that it does not
+    depend on the server's working directory.
     """
+    from roofline.tui.inputs.registry import INPUTS
+
     words: list[str] = []
-    for flag, attr in _EXPLORER_FLAGS.items():
-        value = getattr(args, attr, None)
+    for spec in INPUTS:
+        value = getattr(args, spec.name, None) if spec.flag else None
         if value is None:
             continue
-        if attr == "scenario":
-            value = Path(value).expanduser().resolve()
-        words += [flag, str(value)]
+        if spec.kind == "bool":
+            words.append(spec.flag if value else "--no-" + spec.flag.removeprefix("--"))
+        else:
+            words.append(f"{spec.flag}={value}")
+    scenario = getattr(args, "scenario", None)
+    if scenario is not None:
+        words.append(f"--scenario={Path(scenario).expanduser().resolve()}")
     return words
+
+
+# ---------------------------------------------------------------- hosts, URLs, origins
 
 
 def is_loopback(host: str) -> bool:
@@ -85,7 +135,7 @@ def _check_host_port(host: str, port: int) -> None:
 
 
 def public_url(host: str, port: int) -> str:
-    """The URL a browser should open (it also carries the websocket address into the page).
+    """The URL a browser should open when no ``--public-url`` is given (it carries the websocket address).
 
     A wildcard bind (0.0.0.0, ::) is not an address a browser can use, so the machine's host name stands in.
     """
@@ -95,25 +145,364 @@ def public_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def run_serve(host: str, port: int, explorer_args: list[str], present: bool) -> int:
+def _default_port(scheme: str) -> int:
+    return 443 if scheme == "https" else 80
+
+
+def parse_origin(text: str) -> Origin | None:
+    """``scheme://host[:port]`` as (scheme, host, port), the port filled in; None unless an http(s) origin."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:  # a port out of range or not a number, a bad IPv6 literal
+        return None
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
+        return None
+    return parts.scheme, parts.hostname, port or _default_port(parts.scheme)
+
+
+def check_public_url(url: str) -> str:
+    """``--public-url``, checked and without a trailing slash: ``http(s)://host[:port]``, no path or query.
+
+    textual-serve builds the page's script, font and websocket URLs by appending paths to it, and the page
+    asks for downloads at its own origin, so a path prefix would not survive; a proxy must serve at the root.
+    """
+    cleaned = url.strip().rstrip("/") if isinstance(url, str) else ""
+    parts = urlsplit(cleaned)
+    if parse_origin(cleaned) is None or parts.path or parts.query or parts.fragment:
+        raise ValueError(f"--public-url: {url!r} is not http(s)://HOST[:PORT] (no path, query or user)")
+    return cleaned
+
+
+def allowed_origins(host: str, port: int, public: str | None = None) -> frozenset[Origin]:
+    """The origins whose pages may open a session, and so the names a request's ``Host`` may carry.
+
+    The URL printed at start; for a loopback or wildcard bind also ``localhost``, ``127.0.0.1`` and ``[::1]``
+    on the port (the same machine, whatever the user typed); for a wildcard bind the machine's host names and
+    their addresses; and ``--public-url``. Any other name reaches the server only through DNS tricks or a proxy
+    that does not say so: give it as ``--public-url``.
+    """
+    origins = {parse_origin(public_url(host, port))}
+    if host in _WILDCARD_HOSTS or is_loopback(host):
+        origins |= {("http", name, port) for name in _LOOPBACK_NAMES}
+    else:
+        origins.add(("http", host.strip("[]").lower(), port))
+    if host in _WILDCARD_HOSTS:
+        names = {socket.gethostname(), socket.getfqdn()}
+        with contextlib.suppress(OSError, UnicodeError):
+            names |= {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), port, type=socket.SOCK_STREAM)}
+        origins |= {("http", name.lower(), port) for name in names if name}
+    if public is not None:
+        origins.add(parse_origin(public))
+    origins.discard(None)
+    return frozenset(origins)
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """A header value for a log line or a reply: quoted, control characters escaped, cut to ``limit``."""
+    return repr(text[:limit] + ("..." if len(text) > limit else ""))
+
+
+def _host_allowed(value: str, allowed: frozenset[Origin]) -> bool:
+    try:
+        parts = urlsplit("//" + value.strip())
+        name, port = parts.hostname, parts.port
+    except ValueError:
+        return False
+    if not name or parts.path or parts.query or parts.username:
+        return False
+    return any(host == name and (port == origin_port or (port is None and origin_port == _default_port(scheme)))
+               for scheme, host, origin_port in allowed)
+
+
+def refusal(*, host_header: str | None, origin_header: str | None, client: str | None,
+            allowed: frozenset[Origin], websocket: bool) -> str | None:
+    """Why a request is refused (one line), or None to serve it.
+
+    Every request: ``Host`` must name this server (DNS rebinding). A websocket upgrade also: ``Origin`` must be
+    an allowed origin; without ``Origin`` (not a browser) only a loopback client is served.
+    """
+    if host_header is None:
+        return "no Host header"
+    if not _host_allowed(host_header, allowed):
+        return f"Host {_shown(host_header)} is not a name this server answers to (see --public-url)"
+    if not websocket:
+        return None
+    if origin_header is None:
+        if client is not None and is_loopback(client):
+            return None
+        return "a websocket without Origin is served to loopback clients only"
+    if parse_origin(origin_header) not in allowed:
+        return f"Origin {_shown(origin_header)} is not this server's page (see --public-url)"
+    return None
+
+
+# ---------------------------------------------------------------- sizes and processes
+
+
+def _whole_or(value: object, default: int) -> int:
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return int(value) if math.isfinite(value) else default
+    if isinstance(value, str) and len(value) <= 20:
+        with contextlib.suppress(ValueError):
+            return int(value.strip())
+    return default
+
+
+def clamp_size(width: object, height: object) -> tuple[int, int]:
+    """A terminal size a session may have: whole numbers in 1..MAX_COLUMNS x 1..MAX_ROWS.
+
+    Anything not a number (missing, text, a 5,000-digit string) means 80 x 24, as textual-serve does.
+    """
+    columns = min(max(_whole_or(width, DEFAULT_COLUMNS), 1), MAX_COLUMNS)
+    rows = min(max(_whole_or(height, DEFAULT_ROWS), 1), MAX_ROWS)
+    return columns, rows
+
+
+async def end_process(process: asyncio.subprocess.Process, *, quit_grace_s: float | None = None,
+                      term_grace_s: float | None = None) -> str:
+    """Wait ``quit_grace_s`` (:data:`QUIT_GRACE_S`) for ``process`` to exit, then SIGTERM, ``term_grace_s``
+    (:data:`TERM_GRACE_S`) later SIGKILL. Returns how it ended: ``"exited"``, ``"terminated"`` or ``"killed"``.
+    """
+    quit_grace_s = QUIT_GRACE_S if quit_grace_s is None else quit_grace_s
+    term_grace_s = TERM_GRACE_S if term_grace_s is None else term_grace_s
+
+    async def exits_within(seconds: float) -> bool:
+        try:
+            await asyncio.wait_for(process.wait(), seconds)
+        except asyncio.TimeoutError:
+            return False
+        return True
+
+    if await exits_within(quit_grace_s):
+        return "exited"
+    with contextlib.suppress(ProcessLookupError):
+        process.terminate()
+    if await exits_within(term_grace_s):
+        return "terminated"
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    await process.wait()
+    return "killed"
+
+
+# ---------------------------------------------------------------- the page
+
+
+_PAGE = Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>$title</title>
+<link rel="stylesheet" href="${static}css/xterm.css">
+<style>
+/* textual-serve's terminal asks for "Roboto Mono"; the font files come from this server, never the web. */
+@font-face { font-family: "Roboto Mono"; font-style: normal; font-weight: 100 700;
+  src: url("${static}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); }
+@font-face { font-family: "Roboto Mono"; font-style: italic; font-weight: 100 700;
+  src: url("${static}fonts/RobotoMono-Italic-VariableFont_wght.ttf") format("truetype"); }
+html, body { margin: 0; height: 100%; overflow: hidden; background: #0c181f; color: #e8e8e8;
+  font-family: "Roboto Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace; }
+.note { position: fixed; inset: 0; display: flex; flex-direction: column; align-items: center;
+  justify-content: center; gap: 1em; background: #0c181f; z-index: 10; }
+.note a { color: inherit; border: 1px solid currentColor; padding: 0.5em 1.5em; text-decoration: none; }
+body.-first-byte .starting, .ended, #start { display: none; }
+body.-closed .ended, #start.-delay { display: flex; }
+</style>
+<script src="${static}js/textual.js"></script>
+</head>
+<body>
+<div class="note starting"><div>$title</div><a id="start" href="$start">Start</a></div>
+<div class="note ended"><div>Session ended.</div><a href="$start">Restart</a></div>
+<div id="terminal" class="textual-terminal" data-session-websocket-url="$websocket" data-font-size="$font_size">
+</div>
+</body>
+</html>
+""")
+
+
+def websocket_url(base_url: str) -> str:
+    """The session websocket under ``base_url`` (http -> ws, https -> wss)."""
+    scheme, rest = base_url.split(":", 1)
+    return ("wss:" if scheme == "https" else "ws:") + rest + "/ws"
+
+
+def page_html(*, title: str, base_url: str, font_size_px: int) -> str:
+    """The page every browser tab gets: textual-serve's terminal script, fed from ``base_url`` only."""
+    values = {"title": title, "static": base_url + "/static/", "websocket": websocket_url(base_url),
+              "font_size": str(font_size_px), "start": base_url + "/"}
+    return _PAGE.substitute({key: html.escape(value) for key, value in values.items()})
+
+
+def content_security_policy(base_url: str) -> str:
+    """Scripts, styles, fonts and images from ``base_url``'s origin only, the websocket to it, no framing."""
+    scheme, host, port = parse_origin(base_url)
+    shown = f"[{host}]" if ":" in host else host
+    origin = f"{scheme}://{shown}:{port}"
+    ws_origin = f"{'wss' if scheme == 'https' else 'ws'}://{shown}:{port}"
+    return (f"default-src 'none'; script-src 'self' {origin}; style-src 'self' {origin} 'unsafe-inline'; "
+            f"font-src 'self' {origin}; img-src 'self' {origin} data:; connect-src 'self' {origin} {ws_origin}; "
+            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+# ---------------------------------------------------------------- the server
+
+
+def _log(line: str) -> None:
+    print(f"roofline serve: {line}", file=sys.stderr, flush=True)
+
+
+async def relay(websocket, service) -> None:
+    """The browser's messages (textual-serve's page protocol) to a session's AppService, until the socket closes.
+
+    Keys (``stdin``), ``resize`` (clamped by :func:`clamp_size`), ``ping``, ``blur``, ``focus``; anything else,
+    or malformed, is ignored rather than ending the session.
+    """
+    from aiohttp import WSMsgType
+
+    async for message in websocket:
+        if message.type != WSMsgType.TEXT:
+            continue
+        try:
+            envelope = json.loads(message.data)
+        except ValueError:
+            continue
+        if not isinstance(envelope, list) or not envelope:
+            continue
+        kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None
+        if kind == "stdin" and isinstance(data, str):
+            await service.send_bytes(data.encode("utf-8", "replace"))
+        elif kind == "resize" and isinstance(data, dict):
+            await service.set_terminal_size(*clamp_size(data.get("width"), data.get("height")))
+        elif kind == "ping":
+            await websocket.send_json(["pong", data])
+        elif kind == "blur":
+            await service.blur()
+        elif kind == "focus":
+            await service.focus()
+
+
+def server_class():
+    """textual-serve's ``Server`` with roofline's checks, page and session ends (imports textual-serve)."""
+    from aiohttp import web
+    from textual_serve.app_service import AppService
+    from textual_serve.server import Server
+
+    class Session:
+        """One browser tab: its websocket and the explorer process textual-serve's AppService runs for it."""
+
+        def __init__(self, websocket: web.WebSocketResponse, service: AppService) -> None:
+            self.websocket, self.service = websocket, service
+            self._ending: asyncio.Task | None = None
+
+        def end(self) -> asyncio.Task:
+            """Ask the explorer to quit, SIGTERM then SIGKILL it if it does not, close the socket (once)."""
+            if self._ending is None:
+                self._ending = asyncio.ensure_future(self._end())
+            return self._ending
+
+        async def _end(self) -> None:
+            stopping = asyncio.ensure_future(self.service.stop())  # sends "quit", then waits for the relay
+            process = getattr(self.service, "_process", None)  # private: see TEXTUAL_SERVE_CHECKED
+            if process is not None:
+                how = await end_process(process)
+                if how != "exited":
+                    _log(f"session process {process.pid} {how} after its socket closed")
+            with contextlib.suppress(Exception):  # a timeout, or a pipe already closed
+                await asyncio.wait_for(stopping, TERM_GRACE_S)
+            if not self.websocket.closed:
+                with contextlib.suppress(Exception):
+                    await self.websocket.close()
+
+    class RooflineServer(Server):
+        def __init__(self, command: str, *, host: str, port: int, title: str, public_url: str,
+                     allowed: frozenset[Origin]) -> None:
+            super().__init__(command, host=host, port=port, title=title, public_url=public_url)
+            self.allowed = allowed
+            self.sessions: set[Session] = set()
+
+        def _refuse(self, request: web.Request, websocket: bool) -> web.Response | None:
+            reason = refusal(host_header=request.headers.get("Host"), origin_header=request.headers.get("Origin"),
+                             client=request.remote, allowed=self.allowed, websocket=websocket)
+            if reason is None:
+                return None
+            _log(f"refused {'a websocket' if websocket else request.method + ' ' + _shown(request.path)} "
+                 f"from {request.remote}: {reason}")
+            return web.Response(status=403, text=reason + "\n")
+
+        async def on_startup(self, app: web.Application) -> None:
+            """Nothing: run_serve prints the address (textual-serve prints a logo here)."""
+
+        async def on_shutdown(self, app: web.Application) -> None:
+            """Ctrl+C: end every session's process (quit, SIGTERM, SIGKILL) before aiohttp waits for handlers."""
+            await asyncio.gather(*(session.end() for session in list(self.sessions)), return_exceptions=True)
+
+        async def handle_index(self, request: web.Request) -> web.StreamResponse:
+            refused = self._refuse(request, websocket=False)
+            if refused is not None:
+                return refused
+            font_size_px = min(max(_whole_or(request.query.get("fontsize"), 16), 6), 64)
+            page = page_html(title=self.title, base_url=self.public_url, font_size_px=font_size_px)
+            return web.Response(text=page, content_type="text/html",
+                                headers={"Content-Security-Policy": content_security_policy(self.public_url),
+                                         "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"})
+
+        async def handle_download(self, request: web.Request) -> web.StreamResponse:
+            return self._refuse(request, websocket=False) or await super().handle_download(request)
+
+        async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
+            refused = self._refuse(request, websocket=True)
+            if refused is not None:
+                return refused
+            columns, rows = clamp_size(request.query.get("width"), request.query.get("height"))
+            websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=1 << 20)
+            await websocket.prepare(request)
+            service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+                                 close=websocket.close, download_manager=self.download_manager, debug=self.debug)
+            session = Session(websocket, service)
+            self.sessions.add(session)
+            try:
+                await service.start(columns, rows)
+                await relay(websocket, service)
+            except Exception as err:  # a session's failure ends that session, never the server
+                _log(f"session ended by an error: {type(err).__name__}: {err}")
+            finally:
+                await asyncio.shield(session.end())
+                self.sessions.discard(session)
+            return websocket
+
+    return RooflineServer
+
+
+def run_serve(host: str, port: int, explorer_args: list[str], present: bool, public: str | None = None) -> int:
     """Serve the explorer (or the presentation) to browsers until Ctrl+C; returns the exit status.
 
-    Raises ValueError for a bad host or port, a port that cannot be bound, or a missing textual-serve.
+    ``public`` is ``--public-url``: the address browsers use, when it is not ``http://host:port``.
+    Raises ValueError for a bad host, port or public URL, a port that cannot be bound, or a missing
+    textual-serve.
     """
     _check_host_port(host, port)
+    if public is not None:
+        public = check_public_url(public)
     try:
-        from textual_serve.server import Server
+        server_cls = server_class()
     except ImportError:
         raise ValueError(NOT_INSTALLED) from None
 
-    url = public_url(host, port)
+    url = public or public_url(host, port)
     if not is_loopback(host):
         print(f"roofline serve: warning: listening on {host}:{port}: the explorer is reachable from the network, "
               "without authentication, and every visitor starts a process on this machine", file=sys.stderr)
     command = build_command(explorer_args, present)
     title = "roofline presentation" if present else "roofline explorer"
     # Server's own default public URL is http://{host}:{port}, which is wrong for IPv6 literals and wildcards.
-    server = Server(command, host=host.strip("[]"), port=port, title=title, public_url=url)
+    server = server_cls(command, host=host.strip("[]"), port=port, title=title, public_url=url,
+                        allowed=allowed_origins(host, port, public))
     print(f"roofline serve: open {url}/ in a browser (Ctrl+C stops)", flush=True)
     try:
         server.serve()
