@@ -148,6 +148,24 @@ def test_run_serve_public_url_is_the_page_address_and_an_allowed_origin(fake_ser
     assert "open http://localhost:9000/ in a browser" in capsys.readouterr().out
 
 
+def test_cli_passes_public_url_and_flags_as_one_word(fake_server, capsys):
+    from roofline.tui.cli.main import main
+
+    assert main(["--hardware=h200", "--batch", "8", "serve", "--public-url", "http://localhost:9000"]) == 0
+    (server,) = fake_server
+    assert server.public_url == "http://localhost:9000"
+    assert shlex.split(server.command)[-2:] == ["--hardware=h200", "--batch=8"]
+
+
+def test_cli_rejects_a_bad_public_url_in_one_line(fake_server, capsys):
+    from roofline.tui.cli.main import main
+
+    assert main(["serve", "--public-url", "localhost:9000"]) == 2
+    assert fake_server == []
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--public-url" in err
+
+
 @pytest.mark.parametrize("url", ["localhost:9000", "ftp://localhost", "http://", "http://localhost:9000/app",
                                  "http://localhost:9000/?a=1", "http://user@localhost:9000", "http://x:99999"])
 def test_run_serve_rejects_a_bad_public_url(fake_server, url):
