@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .context_sums import context_count, context_pieces, context_sums, op_time_sum_s, sample_contexts
-from .estimate import Ceilings, PassTotals, ceilings, compute_and_memory_s, pass_totals, time_op
+from .estimate import Ceilings, PassTotals, compute_and_memory_s, pass_totals, scenario_ceilings, time_op
 from .ops import Number, build_ops
 from .scenario import Scenario
 
@@ -195,7 +195,7 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
 
     ``ops``: the scenario's :func:`generation_ops`, when already built (both estimates time the same ops).
     """
-    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, name)
+    c = scenario_ceilings(scenario, name)
     pp = scenario.parallelism.pp
     b = scenario.batching
     if ops is None:
@@ -241,7 +241,7 @@ def compute_bound_batch(scenario: Scenario, *, context: float | None = None, est
     (attention over a long context dominates), so no batch size crosses the ridge.
     Memory capacity is not considered here (see :func:`memory_footprint`).
     """
-    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    c = scenario_ceilings(scenario, estimate_name)
     ctx = mean_decode_context(scenario) if context is None else context
 
     def compute_heavier(batches: np.ndarray) -> np.ndarray:

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from .context_sums import decode_context_range
-from .estimate import ESTIMATES, ceilings, expected_assumptions, time_op
+from .engines import DEFAULT_ENGINE, engine_profile
+from .estimate import ESTIMATES, expected_assumptions, scenario_ceilings, time_op
 from .gap import decode_gap
 from .inference import Estimate, compute_bound_batch, estimate, mean_decode_context
 from .memory import memory_footprint
 from .ops import build_ops
 from .scenario import Scenario
+from .topology import default_topology, ring_bottleneck
 
 SCHEMA_VERSION = 1
 
@@ -66,8 +68,8 @@ def _estimate_dict(e: Estimate, batch: int, prompt_tokens: int) -> dict[str, Any
 
 def _ops(scenario: Scenario) -> list[dict[str, Any]]:
     b = scenario.batching
-    bound = ceilings(scenario.hardware, scenario.precisions.compute_dtype, "bound")
-    expected = ceilings(scenario.hardware, scenario.precisions.compute_dtype, "expected")
+    bound = scenario_ceilings(scenario, "bound")
+    expected = scenario_ceilings(scenario, "expected")
     first_context = float(decode_context_range(scenario)[0])
     rows: list[dict[str, Any]] = []
     for phase, context in (("prefill", 0.0), ("decode", first_context)):
@@ -106,8 +108,9 @@ def decode_gap_dict(scenario: Scenario) -> dict[str, Any]:
 
 def expected_assumption_rows(scenario: Scenario) -> list[dict[str, Any]]:
     """The parameters ``expected`` used, with values and sources (``bound``: spec, no overheads)."""
-    prec = scenario.precisions
-    rows = expected_assumptions(scenario.hardware, prec.compute_dtype, (prec.weights, prec.expert_weights_or_weights))
+    prec, tp = scenario.precisions, scenario.parallelism.tp
+    rows = expected_assumptions(scenario.hardware, prec.compute_dtype, (prec.weights, prec.expert_weights_or_weights),
+                                engine=scenario.engine, tp=tp if tp > 1 else None, topology=scenario.topology)
     out = [{"name": a.name, "value": a.value, "unit": a.unit, "source": a.source} for a in rows]
     if scenario.parallelism.pp > 1:
         out.append({"name": "pipeline_schedule", "value": 1.0 / scenario.parallelism.pp,
@@ -126,17 +129,37 @@ def warnings_for(scenario: Scenario) -> list[str]:
                      f"{m.max_position_embeddings}")
     gguf = scenario.precisions.gguf_weight_formats
     int8_peak = scenario.hardware.dense_peak_flops_per_s.get("int8")
-    if gguf and ceilings(scenario.hardware, scenario.precisions.compute_dtype, "bound").integer_gemm_flops_per_s:
+    if gguf and scenario_ceilings(scenario, "bound").integer_gemm_flops_per_s:
         notes.append(f"{'/'.join(sorted(gguf))} GEMMs: bound at the int8 peak ({int8_peak / 1e12:,.0f} TOPS; "
                      "llama.cpp MMQ runs int8 dot products), expected at the "
                      f"{scenario.precisions.compute_dtype} rate")
     return notes
 
 
+def engine_dict(scenario: Scenario) -> dict[str, Any]:
+    """The serving engine ``expected`` assumes (engines.py): id, name, whether it is the default, its traits."""
+    e = engine_profile(scenario.engine)
+    return {"id": e.id, "name": e.name, "default": e.id == DEFAULT_ENGINE, "cuda_graphs": e.cuda_graphs,
+            "kernel_overhead_s": e.kernel_overhead_s, "kv_reads_per_query_head": e.kv_reads_per_query_head,
+            "decode_gemv_bw_share": e.decode_gemv_bw_share, "notes": e.notes}
+
+
+def topology_dict(scenario: Scenario) -> dict[str, Any]:
+    """How the TP group is linked (topology.py): the stated or derived topology and the ring's slowest link
+    (``None`` link figures for one device: no collective runs)."""
+    hw, tp = scenario.hardware, scenario.parallelism.tp
+    stated = scenario.topology
+    link = ring_bottleneck(hw, tp, stated) if tp > 1 else None
+    return {"id": stated or default_topology(hw), "derived_from_preset": stated is None, "tp": tp,
+            "ring_link": link.kind if link else None,
+            "ring_link_bw_bytes_per_s": link.bw_unidirectional_bytes_per_s if link else None,
+            "ring_link_latency_s": link.latency_s if link else None}
+
+
 def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str, Any]:
     hw, m, b, par, prec = (scenario.hardware, scenario.model, scenario.batching, scenario.parallelism,
                            scenario.precisions)
-    bound = ceilings(hw, prec.compute_dtype, "bound")
+    bound = scenario_ceilings(scenario, "bound")
     mem = memory_footprint(scenario)
     crossover = compute_bound_batch(scenario)
     report: dict[str, Any] = {
@@ -192,6 +215,8 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
             "fits": mem.fits,
             "max_batch": mem.max_batch,
         },
+        "engine": engine_dict(scenario),
+        "topology": topology_dict(scenario),
         "compute_bound_batch": crossover,
         "decode_gap": decode_gap_dict(scenario),
         "assumptions": expected_assumption_rows(scenario),

@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .errors import ModelInputError
-from .estimate import ceilings, pass_totals
+from .estimate import pass_totals, scenario_ceilings
 from .ops import build_ops
 from .scenario import Parallelism, Scenario
 from .serving_inputs import ServingMix, ServingOptions, Speculation, draft_scenario, mtp_architecture
@@ -152,7 +152,7 @@ class _Arrays:
 def _evaluate(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, estimate_name: str,
               options: ServingOptions) -> _Arrays:
     """Step, chunk step and chunk count for each concurrency (vectorised)."""
-    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    c = scenario_ceilings(scenario, estimate_name)
     spec = options.speculation
     tau = spec.tokens_per_step if spec else 1.0
     q = spec.tokens + 1 if spec else 1
@@ -173,7 +173,7 @@ def _evaluate(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, esti
     draft_s = 0.0
     if spec:
         draft = draft_scenario(scenario, spec)
-        dc = ceilings(draft.hardware, draft.precisions.compute_dtype, estimate_name)
+        dc = scenario_ceilings(draft, estimate_name)
         draft_s = spec.tokens * pass_totals(build_ops(draft, "decode", batch=decoding, context=ctx), dc).time_s
     shape = np.shape(concurrency)
     return _Arrays(concurrency=concurrency, decoding=decoding,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import ceilings
+from .estimate import scenario_ceilings
 from .inference import compute_bound_batch, decode_step_totals, mean_decode_step_s
 from .memory import memory_footprint
 from .scenario import Scenario
@@ -52,7 +52,7 @@ def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "b
                 ) -> BatchSweep:
     """``max_batch_that_fits`` and ``crossover_batch`` (the compute-bound batch, None for never): pass them when
     already known (the explorer has both for the scenario on screen), else they are computed here."""
-    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    c = scenario_ceilings(scenario, estimate_name)
     step = mean_decode_step_s(scenario, c, batches)
     return BatchSweep(
         batches=batches,
@@ -67,7 +67,7 @@ def batch_sweep(scenario: Scenario, batches: np.ndarray, estimate_name: str = "b
 
 
 def context_sweep(scenario: Scenario, contexts: np.ndarray, estimate_name: str = "bound") -> ContextSweep:
-    c = ceilings(scenario.hardware, scenario.precisions.compute_dtype, estimate_name)
+    c = scenario_ceilings(scenario, estimate_name)
     batch = scenario.batching.batch_size
     t = decode_step_totals(scenario, c, batch=batch, context=contexts)
     step = np.broadcast_to(t.time_s, contexts.shape)

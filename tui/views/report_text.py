@@ -31,6 +31,7 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
         + f", activations {p['activations']}, kv {p['kv']}; compute at "
         f"{hw['compute_dtype']} peak {si(hw['peak_flops_per_s'], 'FLOP/s')}, "
         f"bandwidth {si(hw['mem_bw_bytes_per_s'], 'B/s')}, ridge {flop_per_byte(hw['ridge_flops_per_byte'])} FLOP/B",
+        _stack_line(r),
         f"batch {b['batch']}, prompt {b['prompt_tokens']}, output {b['output_tokens']} tokens, "
         f"FlashAttention {'on' if b['flash_attention'] else 'off'}; mean decode context "
         f"{b['mean_decode_context_tokens']:,.0f}",
@@ -38,6 +39,19 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
          else ("decode never turns compute-bound: each sequence added to the batch adds FLOPs and KV-cache bytes "
                "at an intensity below the ridge")),
     ]
+
+
+def _stack_line(r: dict[str, Any]) -> str:
+    """The engine and the TP topology ``expected`` assumes (older report dictionaries have neither)."""
+    engine, topo = r.get("engine"), r.get("topology")
+    if not engine or not topo:
+        return "engine and topology: not stated (report from before engine profiles)"
+    line = f"engine {engine['id']}" + (" (the default)" if engine["default"] else "") + f": {engine['name']}; "
+    if topo["ring_link"] is None:
+        return line + f"topology {topo['id']} (one device per TP group: no collectives)"
+    how = "derived from the preset" if topo["derived_from_preset"] else "stated"
+    return (line + f"topology {topo['id']} ({how}): TP {topo['tp']} ring's slowest link {topo['ring_link']} "
+            f"{si(topo['ring_link_bw_bytes_per_s'], 'B/s')} one way")
 
 
 def _memory_lines(r: dict[str, Any]) -> list[str]:
@@ -95,9 +109,14 @@ def gap_lines(gap: dict[str, Any]) -> list[str]:
 
 
 def _assumption_value(a: dict[str, Any]) -> str:
-    if a["unit"].startswith("s "):
-        return f"{duration(a['value'])}{a['unit'][1:]}"
-    return f"{a['value']:.1%} {a['unit']}"
+    unit = a["unit"]
+    if unit.startswith("s "):
+        return f"{duration(a['value'])}{unit[1:]}"
+    if unit.startswith("B/s"):
+        return f"{si(a['value'], 'B/s')}{unit[3:]}"
+    if unit.startswith("of "):
+        return f"{a['value']:.1%} {unit}"
+    return f"{a['value']:g} {unit}"
 
 
 def assumption_lines(assumptions: list[dict[str, Any]]) -> list[str]:
