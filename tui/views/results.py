@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from roofline.models.estimate import Ceilings, ceilings
+from roofline.models.estimate import Ceilings, scenario_ceilings
 from roofline.models.inference import Estimate, compute_bound_batch, estimate, generation_ops, mean_decode_context
 from roofline.models.memory import MemoryFootprint, memory_footprint
 from roofline.models.ops import Op, build_ops
@@ -98,7 +98,6 @@ def _sweep_part(sweep: ContextSweep, part: slice) -> ContextSweep:
 
 def compute_results(scenario: Scenario, shown_context: float | None = None) -> ExplorerResults:
     context = mean_decode_context(scenario) if shown_context is None else float(shown_context)
-    dtype = scenario.precisions.compute_dtype
     b = scenario.batching.batch_size
     ops = generation_ops(scenario)  # built once: both estimates time the same ops, and prefill is shown as is
     return ExplorerResults(
@@ -107,8 +106,8 @@ def compute_results(scenario: Scenario, shown_context: float | None = None) -> E
         expected=estimate(scenario, "expected", ops),
         memory=memory_footprint(scenario),
         shown_context=context,
-        spec=ceilings(scenario.hardware, dtype, "bound"),
-        achievable=ceilings(scenario.hardware, dtype, "expected"),
+        spec=scenario_ceilings(scenario, "bound"),
+        achievable=scenario_ceilings(scenario, "expected"),
         decode_ops=build_ops(scenario, "decode", batch=b, context=context),
         prefill_ops=ops.prefill,
     )
