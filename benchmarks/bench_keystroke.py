@@ -74,13 +74,13 @@ async def measure(presses: int) -> dict[str, dict[str, list[float]]]:
     app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16, prompt_tokens=4096,
                                    output_tokens=1024))
     handled: list[float] = []
-    original_recompute = app.recompute
+    original_recompute = app.explorer.recompute
 
     def recompute() -> None:
         original_recompute()
         handled.append(time.perf_counter())
 
-    app.recompute = recompute
+    app.explorer.recompute = recompute
     presses = -(-presses // len(PATTERN)) * len(PATTERN)  # whole up-and-down cycles: each view starts at batch 16
     results: dict[str, dict[str, list[float]]] = {}
     async with app.run_test(size=SIZE) as pilot:

@@ -28,8 +28,8 @@ async def _explore(out: Path, live_s: float) -> dict:
     async with app.run_test(size=(160, 50)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        summary["hardware_id"] = app.form.hardware_id
-        summary["tp"] = app.form.tp
+        summary["hardware_id"] = app.explorer.form.hardware_id
+        summary["tp"] = app.explorer.form.tp
         summary["notifications"] = [str(n.message) for n in app._notifications]
         app.save_screenshot(str(out / "explorer-detected.svg"))
         await pilot.press("l")
@@ -37,7 +37,7 @@ async def _explore(out: Path, live_s: float) -> dict:
         deadline = loop.time() + live_s
         while loop.time() < deadline:
             await pilot.pause(0.25)
-        trail = app.live_trail
+        trail = app.explorer.live_trail
         summary["live_status"] = str(app.query_one("#live-status", Static).render())
         summary["live_points"] = [
             {"achieved_bytes_per_s": p.achieved_bytes_per_s, "achieved_flops_per_s": p.achieved_flops_per_s,

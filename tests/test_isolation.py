@@ -74,8 +74,8 @@ async def test_explorer_does_not_touch_the_network(no_network, tmp_path, monkeyp
         for key in KEYS:
             await pilot.press(key)
         await pilot.pause()
-        assert app.is_running and app.results is not None
-        assert app.form.batch == 2
+        assert app.is_running and app.explorer.results is not None
+        assert app.explorer.form.batch == 2
     assert no_network == []
     assert list(tmp_path.iterdir()) == []
 
@@ -145,8 +145,8 @@ async def test_explorer_works_with_a_read_only_home_and_preset_folder(read_only_
     app = RooflineApp(ScenarioForm(hardware_id="my-l4"))  # the catalog from the read-only user folder
     async with app.run_test(size=(140, 45)) as pilot:
         await pilot.pause()
-        assert app.results is not None and app.results.scenario.hardware.id == "my-l4"
+        assert app.explorer.results is not None and app.explorer.results.scenario.hardware.id == "my-l4"
         for key in KEYS:
             await pilot.press(key)
         await pilot.pause()
-        assert app.is_running and app.results is not None
+        assert app.is_running and app.explorer.results is not None

@@ -8,7 +8,6 @@ from roofline.models.calibration import calibrate
 from roofline.models.inference import estimate
 from roofline.presets import load_hardware
 from roofline.tui.cli.main import main
-
 from tests.conftest import scenario
 
 

@@ -28,7 +28,7 @@ async def test_opens_on_the_default_story():
     app = _app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        r = app.results
+        r = app.explorer.results
         assert r is not None and r.scenario.hardware.id == "h100-sxm" and r.scenario.model.id == "llama-3.1-8b"
         assert _digits(app, "m-idle") == "99.7"
         assert _digits(app, "m-per-seq") == f"{r.bound.decode.tokens_per_s_per_seq:.0f}"
@@ -40,13 +40,13 @@ async def test_plus_and_minus_double_and_halve_the_batch():
     app = _app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("plus", "plus", "plus")
-        assert app.form.batch == 8
+        assert app.explorer.form.batch == 8
         assert app.query_one("#batch", Input).value == "8"
-        assert app.results.scenario.batching.batch_size == 8
+        assert app.explorer.results.scenario.batching.batch_size == 8
         await pilot.press("minus")
-        assert app.form.batch == 4
+        assert app.explorer.form.batch == 4
         await pilot.press("right_square_bracket")
-        assert app.form.prompt_tokens == 2048
+        assert app.explorer.form.prompt_tokens == 2048
 
 
 async def test_typing_a_batch_recomputes_and_bad_input_keeps_the_last_good_scenario():
@@ -57,14 +57,14 @@ async def test_typing_a_batch_recomputes_and_bad_input_keeps_the_last_good_scena
         batch.value = ""
         await pilot.press("6", "4")
         await pilot.pause()
-        assert app.results.scenario.batching.batch_size == 64
-        per_seq_64 = app.results.bound.decode.tokens_per_s_per_seq
+        assert app.explorer.results.scenario.batching.batch_size == 64
+        per_seq_64 = app.explorer.results.bound.decode.tokens_per_s_per_seq
         batch.value = "0"
         await pilot.pause()
         assert batch.has_class("-invalid")
         assert "batch" in str(app.query_one("#status", Static).render())
-        assert app.results.scenario.batching.batch_size == 64  # the last good scenario stays
-        assert app.results.bound.decode.tokens_per_s_per_seq == per_seq_64
+        assert app.explorer.results.scenario.batching.batch_size == 64  # the last good scenario stays
+        assert app.explorer.results.bound.decode.tokens_per_s_per_seq == per_seq_64
 
 
 async def test_tp_that_does_not_divide_heads_is_marked_invalid():
@@ -75,7 +75,7 @@ async def test_tp_that_does_not_divide_heads_is_marked_invalid():
         await pilot.pause()
         assert tp.has_class("-invalid")
         assert "does not divide" in str(app.query_one("#status", Static).render())
-        assert app.results.scenario.parallelism.tp == 1
+        assert app.explorer.results.scenario.parallelism.tp == 1
 
 
 async def test_hardware_select_and_palette_pick_presets():
@@ -83,14 +83,14 @@ async def test_hardware_select_and_palette_pick_presets():
     async with app.run_test(size=(120, 40)) as pilot:
         app.query_one("#hardware_id", Select).value = "h200"
         await pilot.pause()
-        assert app.results.scenario.hardware.id == "h200"
+        assert app.explorer.results.scenario.hardware.id == "h200"
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"model: mixtral 8x7b")
         await pilot.pause(0.3)
         await pilot.press("enter")
         await pilot.pause()
-        assert app.results.scenario.model.id == "mixtral-8x7b"
+        assert app.explorer.results.scenario.model.id == "mixtral-8x7b"
         assert app.query_one("#model_ref", Select).value == "mixtral-8x7b"
         assert "8 experts" in str(app.query_one("#model-summary", Static).render())
 
@@ -100,13 +100,13 @@ async def test_precision_and_flash_attention_controls():
     async with app.run_test(size=(120, 40)) as pilot:
         app.query_one("#weights", Select).value = "int4"
         await pilot.pause()
-        assert app.results.scenario.precisions.weights == "int4"
-        assert app.results.scenario.precisions.compute_dtype == "bf16"
-        ttft_fused = app.results.bound.ttft_s
+        assert app.explorer.results.scenario.precisions.weights == "int4"
+        assert app.explorer.results.scenario.precisions.compute_dtype == "bf16"
+        ttft_fused = app.explorer.results.bound.ttft_s
         app.query_one("#flash_attention", Checkbox).value = False
         await pilot.pause()
-        assert not app.results.scenario.batching.flash_attention
-        assert app.results.bound.ttft_s > ttft_fused
+        assert not app.explorer.results.scenario.batching.flash_attention
+        assert app.explorer.results.bound.ttft_s > ttft_fused
 
 
 async def test_a_short_ops_table_keeps_the_cursor_row_in_view_when_the_formula_grows():
@@ -136,7 +136,7 @@ async def test_views_switch_by_number_and_draw():
         ops = app.query_one("#ops-table", OpsTable)
         await pilot.press("5")
         await pilot.pause()
-        assert ops.row_count == len(app.results.prefill_ops) + len(app.results.decode_ops)
+        assert ops.row_count == len(app.explorer.results.prefill_ops) + len(app.explorer.results.decode_ops)
         compare = app.query_one("#compare-table", DataTable)
         assert compare.row_count >= 6
         assert str(compare.get_row_at(0)[0]).startswith("> NVIDIA H100")
@@ -150,7 +150,7 @@ async def test_selecting_an_op_shows_its_formula():
         table = app.query_one("#ops-table", OpsTable)
         assert str(app.query_one("#op-formula").render()).startswith("prefill / embedding")  # the cursor's
         table.focus()
-        names = [op.name for op in app.results.prefill_ops]
+        names = [op.name for op in app.explorer.results.prefill_ops]
         table.move_cursor(row=names.index("qkv_proj"))
         await pilot.pause()
         text = str(app.query_one("#op-formula").render())
@@ -188,8 +188,8 @@ async def test_pin_baseline_shows_the_change():
         await pilot.press("plus", "plus", "plus", "plus", "plus", "plus")
         await pilot.pause()
         delta = app.query_one(Headline).readings["m-aggregate"].delta
-        assert delta.startswith("+") and delta.endswith("% vs base")
-        assert app.baseline is not None and app.baseline.scenario.batching.batch_size == 1
+        assert delta.startswith("x") and delta.endswith(" vs base")  # batch 64 vs 1: a ratio, not +6000%
+        assert app.explorer.baseline is not None and app.explorer.baseline.scenario.batching.batch_size == 1
 
 
 async def test_achievable_toggle_switches_estimate():
@@ -198,7 +198,7 @@ async def test_achievable_toggle_switches_estimate():
         spec = _digits(app, "m-per-seq")
         await pilot.press("a")
         await pilot.pause()
-        assert app.achievable
+        assert app.explorer.achievable
         assert _digits(app, "m-per-seq") != spec
         assert "achievable" in str(app.query_one("#verdict").render())
 
@@ -208,23 +208,23 @@ async def test_save_and_load_a_scenario(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     app = _app(batch=32, hardware_id="mi300x")
     async with app.run_test(size=(120, 40)) as pilot:
-        app.action_save_scenario()
+        app.explorer.action_save_scenario()
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         saved = tmp_path / "scenario.toml"
         assert saved.exists() and 'hardware = "mi300x"' in saved.read_text()
         saved.write_text(saved.read_text().replace("batch = 32", "batch = 2"))
-        app.action_save_scenario()
+        app.explorer.action_save_scenario()
         await pilot.pause()
         await pilot.press("enter")
         await pilot.pause()
         await pilot.press("n")  # refuse to overwrite
         await pilot.pause()
         assert "batch = 2" in saved.read_text()
-        assert app.load_scenario_file(saved)
+        assert app.explorer.load_scenario_file(saved)
         await pilot.pause()
-        assert app.form.batch == 2 and app.results.scenario.batching.batch_size == 2
+        assert app.explorer.form.batch == 2 and app.explorer.results.scenario.batching.batch_size == 2
         assert app.query_one("#batch", Input).value == "2"
 
 
@@ -233,9 +233,9 @@ async def test_a_broken_scenario_file_is_reported_not_raised(tmp_path):
     bad.write_text("[scenario]\nbatch = -4\n")
     app = _app()
     async with app.run_test(size=(120, 40)) as pilot:
-        assert not app.load_scenario_file(bad)
+        assert not app.explorer.load_scenario_file(bad)
         await pilot.pause()
-        assert app.form.batch == 1
+        assert app.explorer.form.batch == 1
 
 
 @pytest.mark.parametrize("size", [(80, 24), (200, 60)])
@@ -245,7 +245,7 @@ async def test_small_and_large_terminals(size):
         await pilot.pause()
         assert app.screen.has_class("-narrow") == (size[0] < 100)
         await pilot.press("plus")
-        assert app.results.scenario.batching.batch_size == 2
+        assert app.explorer.results.scenario.batching.batch_size == 2
 
 
 async def test_help_screen_opens_and_closes():
@@ -266,15 +266,15 @@ async def test_compare_add_and_remove():
         await pilot.pause()
         table = app.query_one("#compare-table", DataTable)
         before = table.row_count
-        app.action_compare_add()
+        app.explorer.action_compare_add()
         await pilot.pause()
-        assert "gh200" in app.compare_ids
+        assert "gh200" in app.explorer.compare_ids
         table.focus()
         table.move_cursor(row=1)
         removed = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
         await pilot.press("x")
         await pilot.pause()
-        assert removed not in app.compare_ids
+        assert removed not in app.explorer.compare_ids
         assert table.row_count == before - 1
 
 
@@ -288,7 +288,7 @@ async def test_broken_user_presets_are_listed_in_a_notification(tmp_path):
     app.notify = lambda message, **kwargs: seen.append(str(message))  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert app.results is not None
+        assert app.explorer.results is not None
     assert any("bad.toml" in m and "skipped 1 preset" in m for m in seen)
 
 
@@ -351,11 +351,11 @@ async def test_the_memory_bar_turns_to_the_error_colour_when_it_stops_fitting():
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         bar = app.query_one("#memory-bar")
-        assert app.results.memory.fits and "fits" in str(bar.render())
+        assert app.explorer.results.memory.fits and "fits" in str(bar.render())
         fitting = bar.render_line(0)
-        app.set_field("batch", 1 << 14)
+        app.explorer.set_field("batch", 1 << 14)
         await pilot.pause()
-        assert not app.results.memory.fits and "DOES NOT FIT" in str(bar.render())
+        assert not app.explorer.results.memory.fits and "DOES NOT FIT" in str(bar.render())
         overflowing = bar.render_line(0)
         assert bar.has_class("-overflow")
         assert {seg.style.color for seg in overflowing if seg.text.strip()} != \
@@ -428,4 +428,26 @@ async def test_the_headline_refreshes_once_for_all_four_numbers(monkeypatch):
         await pilot.press("plus")
         await pilot.pause()
         assert len(calls) == 1 and _digits(app, "m-aggregate") != "-"
-        assert headline.readings["m-per-seq"].text == f"{app.results.bound.decode.tokens_per_s_per_seq:,.1f}"
+        assert headline.readings["m-per-seq"].text == f"{app.explorer.results.bound.decode.tokens_per_s_per_seq:,.1f}"
+
+
+def test_relative_change_reads_as_a_percentage_then_as_a_ratio():
+    from roofline.tui.explorer.view_drawing import relative_change
+
+    assert relative_change(150.0, 100.0) == "+50%"
+    assert relative_change(50.0, 100.0) == "-50%"
+    assert relative_change(299.0, 100.0) == "+199%"
+    assert relative_change(300.0, 100.0) == "x3.0"  # past +200 %: x3, not +200%
+    assert relative_change(7081.0, 100.0) == "x71"  # not +6981%
+    assert relative_change(1.0, None) == "" and relative_change(1.0, 0.0) == ""
+
+
+async def test_p_on_the_pinned_scenario_unpins_it():
+    app = _app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.explorer.baseline is not None
+        await pilot.press("p")
+        await pilot.pause()
+        assert app.explorer.baseline is None

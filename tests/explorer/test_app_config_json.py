@@ -29,8 +29,8 @@ async def test_a_typed_config_json_loads_that_model(tmp_path):
     app = RooflineApp(ScenarioForm(), catalog=CATALOG)
     async with app.run_test(size=(160, 50)) as pilot:
         await _submit_path(app, pilot, str(path))
-        assert app.form.model_ref == str(path)
-        assert app.results.scenario.model.num_layers == 4
+        assert app.explorer.form.model_ref == str(path)
+        assert app.explorer.results.scenario.model.num_layers == 4
         assert app.query_one("#model_ref", Select).value == str(path)
         summary = str(app.query_one("#model-summary", Static).render())
         assert "4 layers, 8 heads, 2 KV heads" in summary
@@ -39,9 +39,9 @@ async def test_a_typed_config_json_loads_that_model(tmp_path):
 async def test_a_missing_config_json_is_an_error_not_another_model(tmp_path):
     app = RooflineApp(ScenarioForm(), catalog=CATALOG)
     async with app.run_test(size=(160, 50)) as pilot:
-        before = app.results.scenario.model.id
+        before = app.explorer.results.scenario.model.id
         await _submit_path(app, pilot, str(tmp_path / "nope" / "config.json"))
-        assert app.results.scenario.model.id == before == "llama-3.1-8b"
+        assert app.explorer.results.scenario.model.id == before == "llama-3.1-8b"
         status = str(app.query_one("#status", Static).render())
         assert "config.json" in status and "nope" in status
         assert app.query_one("#config_path", Input).has_class("-invalid")
@@ -58,4 +58,4 @@ async def test_checkboxes_show_an_empty_box_when_off():
         assert "X" in str(flash.render()).split("FlashAttention")[0]
         await pilot.press("a")
         await pilot.pause()
-        assert app.achievable and "X" in str(achievable.render()).split("achievable")[0]
+        assert app.explorer.achievable and "X" in str(achievable.render()).split("achievable")[0]

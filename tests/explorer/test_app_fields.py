@@ -27,12 +27,12 @@ async def test_a_fraction_in_a_whole_number_field_is_refused_not_rewritten():
     async with app.run_test(size=(160, 50)) as pilot:
         await _type(app, pilot, "batch", "2.5")
         assert app.query_one("#batch", Input).value == "2.5"  # kept as typed (an integer Input made it 25)
-        assert app.form.batch == 8
+        assert app.explorer.form.batch == 8
         assert _status(app) == "batch: must be a whole number, got 2.5 (showing batch 8, the last good value)"
         await _type(app, pilot, "batch", "1e12")
         assert _status(app).startswith("batch: must be between 1 and 1,048,576, got 1,000,000,000,000")
         await _type(app, pilot, "batch", "16")
-        assert app.form.batch == 16 and _status(app) == ""
+        assert app.explorer.form.batch == 16 and _status(app) == ""
         assert not app.query_one("#batch", Input).has_class("-invalid")
 
 
@@ -73,7 +73,7 @@ async def test_escape_leaves_a_field_and_the_keys_work_again():
         await pilot.press("escape")
         assert not isinstance(app.focused, Input)
         await pilot.press("plus")
-        assert app.form.batch == 2
+        assert app.explorer.form.batch == 2
 
 
 async def test_narrow_terminals_show_field_problems_beside_the_fields():

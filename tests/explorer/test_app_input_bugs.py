@@ -12,7 +12,6 @@ from textual.widgets import Input
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
 from roofline.tui.inputs.form import ScenarioForm
-
 from tests.explorer.test_fuzz_app import _headline_numbers
 
 
@@ -79,7 +78,7 @@ async def main():
         await pilot.pause()
         app.query_one("#output_tokens", Input).value = "100000000"
         await pilot.pause()
-        print("responsive", app.form.output_tokens)
+        print("responsive", app.explorer.form.output_tokens)
 
 asyncio.run(main())
 """

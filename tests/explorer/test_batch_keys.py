@@ -20,11 +20,11 @@ async def test_batch_and_context_keys_act_with_the_inputs_pane_or_nothing_focuse
         await pilot.pause()
         await pilot.press("plus", "equals_sign", "minus", "right_square_bracket")
         await pilot.pause()
-        assert (app.form.batch, app.form.prompt_tokens) == (32, 2048)
+        assert (app.explorer.form.batch, app.explorer.form.prompt_tokens) == (32, 2048)
         app.set_focus(None)
         await pilot.press("left_square_bracket", "left_square_bracket", "minus")
         await pilot.pause()
-        assert (app.form.batch, app.form.prompt_tokens) == (16, 512)
+        assert (app.explorer.form.batch, app.explorer.form.prompt_tokens) == (16, 512)
 
 
 async def test_a_focused_field_gets_the_characters_typed():
@@ -36,7 +36,7 @@ async def test_a_focused_field_gets_the_characters_typed():
         await pilot.press("plus", "minus", "equals_sign", "right_square_bracket", "left_square_bracket")
         await pilot.pause()
         assert field.value == "+-=]["
-        assert (app.form.batch, app.form.prompt_tokens) == (16, 1024)
+        assert (app.explorer.form.batch, app.explorer.form.prompt_tokens) == (16, 1024)
 
 
 async def test_an_open_select_searches_with_the_key_and_the_batch_stays():
@@ -49,7 +49,7 @@ async def test_an_open_select_searches_with_the_key_and_the_batch_stays():
         assert select.expanded
         await pilot.press("plus", "minus")
         await pilot.pause()
-        assert app.form.batch == 16
+        assert app.explorer.form.batch == 16
 
 
 async def test_dialogs_help_and_palette_keep_the_keys():
@@ -60,20 +60,20 @@ async def test_dialogs_help_and_palette_keep_the_keys():
         assert app.screen is not app.screen_stack[0]
         await pilot.press("plus", "right_square_bracket")
         await pilot.pause()
-        assert (app.form.batch, app.form.prompt_tokens) == (16, 1024)
+        assert (app.explorer.form.batch, app.explorer.form.prompt_tokens) == (16, 1024)
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press("plus", "minus")
         await pilot.pause()
-        assert app.form.batch == 16
+        assert app.explorer.form.batch == 16
         assert "+-" in app.screen.query_one(Input).value  # typed into the palette's search
         await pilot.press("escape")
         await pilot.pause()
         await pilot.press("plus")
         await pilot.pause()
-        assert app.form.batch == 32
+        assert app.explorer.form.batch == 32
 
 
 async def test_the_app_takes_the_batch_key_without_sending_it_down_the_focus_chain(monkeypatch):
@@ -93,5 +93,5 @@ async def test_the_app_takes_the_batch_key_without_sending_it_down_the_focus_cha
         monkeypatch.setattr(focused, "_forward_event", spy)
         await pilot.press("plus", "p")
         await pilot.pause()
-        assert app.form.batch == 32
+        assert app.explorer.form.batch == 32
         assert "plus" not in forwarded and "p" in forwarded  # an ordinary binding still goes the long way

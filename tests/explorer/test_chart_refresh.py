@@ -43,12 +43,12 @@ async def test_the_batch_sweep_marks_this_batch_on_both_curves_and_a_change_move
     would change every row of the chart on each keystroke."""
     app = RooflineApp(ScenarioForm(batch=8))
     async with app.run_test(size=(160, 50)) as pilot:
-        app.action_show_view("batch")
+        app.explorer.action_show_view("batch")
         await pilot.pause()
         chart = app.query_one(BatchSweepChart)
         width, height = chart.size
         assert "this batch, B=8" in chart.render().plain
-        decode = app.results.chosen(app.achievable).decode
+        decode = app.explorer.results.chosen(app.explorer.achievable).decode
         _, batch, agg, per_seq = chart._last
         assert (batch, agg, per_seq) == (8, decode.tokens_per_s, decode.tokens_per_s_per_seq)
         regions: list[Region] = []
@@ -68,13 +68,13 @@ async def test_the_context_sweep_marks_the_context_the_step_is_shown_at():
 
     app = RooflineApp(ScenarioForm(prompt_tokens=1024, output_tokens=256))
     async with app.run_test(size=(160, 50)) as pilot:
-        app.action_show_view("context")
+        app.explorer.action_show_view("context")
         await pilot.pause()
         chart = app.query_one(ContextSweepChart)
-        assert f"this step, context {app.results.shown_context:,.0f}" in chart.render().plain
-        assert app.results.shown_context == 1024 + 256 / 2  # mean of the generation's decode contexts
+        assert f"this step, context {app.explorer.results.shown_context:,.0f}" in chart.render().plain
+        assert app.explorer.results.shown_context == 1024 + 256 / 2  # mean of the generation's decode contexts
         _, context, per_seq, kv_share = chart._last
-        assert per_seq == pytest.approx(app.results.bound.decode.tokens_per_s_per_seq, rel=0.02)  # near the mean
+        assert per_seq == pytest.approx(app.explorer.results.bound.decode.tokens_per_s_per_seq, rel=0.02)  # near the mean
         assert 0 < kv_share < 1
         box = app.query_one("#shown_context")
         box.value = "8192"
@@ -87,7 +87,7 @@ async def test_the_context_sweep_marks_the_context_the_step_is_shown_at():
 async def test_the_same_data_repaints_nothing_and_a_resize_redraws_everything():
     app = RooflineApp(ScenarioForm())
     async with app.run_test(size=(120, 40)) as pilot:
-        app.action_show_view("batch")
+        app.explorer.action_show_view("batch")
         await pilot.pause()
         chart = app.query_one(BatchSweepChart)
         chart.render()

@@ -48,7 +48,7 @@ def catalog(tmp_path_factory):
 
 
 def _headline_numbers(app: RooflineApp) -> dict[str, float]:
-    r = app.results
+    r = app.explorer.results
     out = {}
     for name in ("bound", "expected"):
         e = getattr(r, name)
@@ -66,10 +66,10 @@ def _headline_numbers(app: RooflineApp) -> dict[str, float]:
 def _check_screen(app: RooflineApp, log: list[str]) -> None:
     where = f"after {len(log)} keys, last: {log[-20:]}"
     assert app.is_running and app.return_code is None, where
-    assert app.results is not None, where
+    assert app.explorer.results is not None, where
     for key, value in _headline_numbers(app).items():
         assert math.isfinite(value) and value >= 0, (key, value, where)
-    assert 0 <= app.results.chosen(app.achievable).decode.phase.idle_core_pct <= 100, where
+    assert 0 <= app.explorer.results.chosen(app.explorer.achievable).decode.phase.idle_core_pct <= 100, where
     for metric in METRICS:
         shown = app.query_one(Headline).readings[metric].digits.lower()
         assert shown and not any(word.lower() in shown for word in BAD_WORDS), (metric, shown, where)
@@ -116,7 +116,7 @@ async def test_random_keys_and_sizes_keep_the_explorer_alive(catalog, tmp_path, 
         assert keys_pressed >= KEY_COUNT
         assert len(sizes) >= 10
         # a field typed into may be invalid, but the last good scenario stays and the status says why
-        for field, reason in app.invalid_fields.items():
+        for field, reason in app.explorer.invalid_fields.items():
             assert reason, field
     elapsed = time.perf_counter() - start
     assert app.return_code in (None, 0)

@@ -12,7 +12,6 @@ from roofline.models.memory import memory_footprint
 from roofline.models.report import scenario_report
 from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
 from roofline.presets import load_catalog
-
 from tests.conftest import hardware, scenario
 
 TOY_CONFIG = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_attention_heads": 4,

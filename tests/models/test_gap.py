@@ -8,7 +8,6 @@ from roofline.models.gap import decode_gap
 from roofline.models.inference import estimate
 from roofline.tui.app import RooflineApp
 from roofline.tui.inputs.form import ScenarioForm
-
 from tests.conftest import scenario
 
 

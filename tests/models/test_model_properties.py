@@ -14,7 +14,6 @@ from roofline.models.inference import decode_contexts, decode_step_totals, estim
 from roofline.models.memory import memory_footprint
 from roofline.models.ops import causal_attention_pairs, expected_distinct_experts
 from roofline.models.scenario import Batching
-
 from tests.conftest import scenario
 
 MODELS = ["llama-2-7b", "llama-3-8b", "mistral-7b", "mixtral-8x7b", "gemma-2-9b", "phi-3-mini", "gpt-oss-20b",

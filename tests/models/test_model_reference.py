@@ -15,7 +15,6 @@ from roofline.models.estimate import ceilings, time_op
 from roofline.models.inference import decode_step_totals, estimate
 from roofline.models.memory import memory_footprint
 from roofline.models.ops import build_ops, expected_distinct_experts
-
 from tests.conftest import scenario
 
 H100_BW = 3.35e12
@@ -358,7 +357,6 @@ def test_idle_cores_never_negative_when_gguf_gemms_run_at_the_int8_peak():
     GEMMs run at the int8 peak (1,978.9 TFLOP/s) and the step is compute-heavy, so useful FLOP/s exceeded the bf16
     peak (989.4) and idle cores read -0.16 %. Idle cores are measured against the peak the GEMMs may use."""
     from roofline.models.inference import estimate
-
     from tests.conftest import scenario
 
     s = scenario("h100-sxm", "llama-2-7b", batch=120, prompt=1, output=1, weights="q4_k_m", kv="int4", flash=False)

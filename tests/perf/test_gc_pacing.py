@@ -7,10 +7,10 @@ import gc
 
 import pytest
 
-from roofline.tui.perf import gc_pacing
 from roofline.tui.app import RooflineApp
-from roofline.tui.perf.gc_pacing import CollectionPacer
 from roofline.tui.explorer.ops_table import OpsTable
+from roofline.tui.perf import gc_pacing
+from roofline.tui.perf.gc_pacing import CollectionPacer
 from roofline.tui.perf.partial_paint import ClusteredCompositor
 
 
@@ -65,7 +65,7 @@ def test_an_explorer_that_is_not_running_leaves_collection_on():
     gc.enable()
     app = RooflineApp()
     with pytest.raises(Exception):  # noqa: B017 - whatever Textual raises without a screen; collection must stay on
-        app.recompute()
+        app.explorer.recompute()
     assert gc.isenabled()
 
 
@@ -101,7 +101,7 @@ async def test_quitting_mid_keystroke_leaves_collection_on():
     app = RooflineApp()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        app._collection_pacer.hold()
+        app.collection_pacer.hold()
         assert not gc.isenabled()
     assert gc.isenabled()
 

@@ -9,8 +9,8 @@ from textual._compositor import Compositor
 from textual.geometry import Region
 
 from roofline.tui.app import RooflineApp
-from roofline.tui.perf.partial_paint import ClusteredCompositor, cluster_regions
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.perf.partial_paint import ClusteredCompositor, cluster_regions
 
 
 def test_cluster_regions_groups_by_shared_columns():
@@ -84,7 +84,7 @@ async def test_falls_back_to_textuals_paint_when_its_private_api_moved(monkeypat
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("+", "+")
         await pilot.pause()
-        assert app.form.batch == 4
+        assert app.explorer.form.batch == 4
         compositor = app.screen._compositor
         compositor._dirty_regions.add(Region(0, 0, 10, 1))
         update = compositor.render_partial_update()  # the regions are painted Textual's way, not dropped

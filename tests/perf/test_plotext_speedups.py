@@ -7,10 +7,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from plotext import _matrix, _utility
 
-from roofline.tui.perf import plotext_speedups
 from roofline.tui.app import RooflineApp
 from roofline.tui.explorer.charts import _Chart
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.perf import plotext_speedups
 
 
 @pytest.fixture(autouse=True)

@@ -20,7 +20,6 @@ from roofline.tui.probe.detect import (
     parse_rocm_smi_json,
 )
 from roofline.tui.probe.match import GIB_BYTES, PART_RULES, match_part
-
 from tests.gpu_fakes import (
     NVIDIA_SMI_QUERY_ARGS,
     ROCM_SMI_QUERY_ARGS,

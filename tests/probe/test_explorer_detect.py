@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from roofline.tui.app import RooflineApp
 from roofline.tui.inputs.form import ScenarioForm
-
 from tests.gpu_fakes import NVIDIA_SMI_QUERY_ARGS, FakeGpuBox, recorded
 
 
@@ -23,8 +22,8 @@ async def test_opens_on_the_detected_part_and_count(monkeypatch, tmp_path):
     app = RooflineApp(ScenarioForm(), detect_hardware=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await _settle(app, pilot)
-        assert (app.form.hardware_id, app.form.tp) == ("h100-sxm", 8)
-        assert app.results.scenario.parallelism.tp == 8
+        assert (app.explorer.form.hardware_id, app.explorer.form.tp) == ("h100-sxm", 8)
+        assert app.explorer.results.scenario.parallelism.tp == 8
         assert any("detected 8 x NVIDIA H100 80GB HBM3" in n and "TP 8" in n for n in _notes(app))
 
 
@@ -35,7 +34,7 @@ async def test_a_tp_the_model_cannot_split_falls_back_to_one_device(monkeypatch,
     app = RooflineApp(ScenarioForm(), detect_hardware=True)  # Llama-3.1-8B: 32 heads do not split 3 ways
     async with app.run_test(size=(120, 40)) as pilot:
         await _settle(app, pilot)
-        assert (app.form.hardware_id, app.form.tp) == ("rtx-4090", 1)
+        assert (app.explorer.form.hardware_id, app.explorer.form.tp) == ("rtx-4090", 1)
         assert any("so TP 1" in n for n in _notes(app))
 
 
@@ -44,7 +43,7 @@ async def test_nothing_found_keeps_the_default_quietly(monkeypatch, tmp_path):
     app = RooflineApp(ScenarioForm(), detect_hardware=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await _settle(app, pilot)
-        assert app.form == ScenarioForm()
+        assert app.explorer.form == ScenarioForm()
         assert not _notes(app)
 
 
@@ -54,7 +53,7 @@ async def test_an_unknown_part_is_reported_not_guessed(monkeypatch, tmp_path):
     app = RooflineApp(ScenarioForm(), detect_hardware=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await _settle(app, pilot)
-        assert app.form.hardware_id == ScenarioForm().hardware_id
+        assert app.explorer.form.hardware_id == ScenarioForm().hardware_id
         assert any("no preset" in n and "Quantum Widget" in n for n in _notes(app))
 
 
@@ -64,7 +63,7 @@ async def test_without_the_flag_nothing_is_probed(monkeypatch, tmp_path):
     app = RooflineApp(ScenarioForm(hardware_id="mi300x"))
     async with app.run_test(size=(120, 40)) as pilot:
         await _settle(app, pilot)
-        assert app.form.hardware_id == "mi300x"
+        assert app.explorer.form.hardware_id == "mi300x"
 
 
 def test_cli_probes_only_without_hardware_or_scenario(monkeypatch):

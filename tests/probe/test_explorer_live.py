@@ -10,7 +10,6 @@ from textual.widgets import Static
 from roofline.tui.app import RooflineApp
 from roofline.tui.explorer.charts import RooflineChart
 from roofline.tui.inputs.form import ScenarioForm
-
 from tests.probe.test_live import install_fake_dcgmi
 
 
@@ -33,19 +32,19 @@ async def test_live_samples_move_a_point_with_a_trail(tmp_path, monkeypatch):
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("l")
         # 16 rows with numbers (the first is N/A); the stream ends ... 0.688/0.046, then an idle 0/0 row
-        await _wait_for(pilot, lambda: app.live_trail is not None and len(app.live_trail) == 10
-                        and app.live_trail.latest.achieved_bytes_per_s == 0.0
-                        and math.isclose(app.live_trail.points[-2].achieved_bytes_per_s, 0.688 * 3.35e12))
+        await _wait_for(pilot, lambda: app.explorer.live_trail is not None and len(app.explorer.live_trail) == 10
+                        and app.explorer.live_trail.latest.achieved_bytes_per_s == 0.0
+                        and math.isclose(app.explorer.live_trail.points[-2].achieved_bytes_per_s, 0.688 * 3.35e12))
         chart = app.query_one(RooflineChart)
         live = chart._last[-1]
         assert len(live) == 9  # the idle row has no place on a log-log chart
-        before = app.live_trail.points[-2]
+        before = app.explorer.live_trail.points[-2]
         assert live[-1] == (math.log10(before.arithmetic_intensity_flop_per_byte),
                             math.log10(before.achieved_flops_per_s))
         assert _status(app).startswith("live GPU 0 via DCGM (dcgmi dmon): DRAM 0% x 3.35 TB/s")
         await pilot.press("l")  # off: the point goes, the worker stops
         await app.workers.wait_for_complete()
-        assert app.live_trail is None
+        assert app.explorer.live_trail is None
         assert chart._last[-1] == []
 
 
@@ -56,8 +55,8 @@ async def test_first_sample_arithmetic_is_activity_times_spec(tmp_path, monkeypa
     app = RooflineApp(ScenarioForm())
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.press("l")
-        await _wait_for(pilot, lambda: app.live_trail is not None and len(app.live_trail) >= 1)
-        point = app.live_trail.latest
+        await _wait_for(pilot, lambda: app.explorer.live_trail is not None and len(app.explorer.live_trail) >= 1)
+        point = app.explorer.live_trail.latest
         # H100 SXM spec: 0.6 x 3.35e12 B/s = 2.01e12 B/s; 0.1 x 989.4e12 FLOP/s = 98.94e12 FLOP/s
         assert math.isclose(point.achieved_bytes_per_s, 2.01e12)
         assert math.isclose(point.achieved_flops_per_s, 98.94e12)
@@ -75,6 +74,6 @@ async def test_no_counters_says_why(monkeypatch, tmp_path):
         await pilot.press("l")
         await _wait_for(pilot, lambda: "unavailable" in _status(app))
         assert "dcgmi not on PATH" in _status(app) and "NVML (nvidia-ml-py) not installed" in _status(app)
-        assert app.live_trail is None
+        assert app.explorer.live_trail is None
         await pilot.press("l")
         assert _status(app) == ""

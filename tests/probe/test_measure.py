@@ -13,8 +13,8 @@ from roofline.presets import load_hardware
 from roofline.presets.loader import load_preset_file
 from roofline.presets.user_presets import MeasuredCeilings, save_measured_hardware
 from roofline.tui.cli import measure as measure_cli
-from roofline.tui.probe import measure as m
 from roofline.tui.cli.measure import add_measure_parser, run_measure
+from roofline.tui.probe import measure as m
 
 GIB = 1024**3
 

@@ -11,8 +11,8 @@ from roofline.presets.deck_file import builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
 from roofline.tui.app import RooflineApp
 from roofline.tui.cli.main import main
-from roofline.tui.talk.screen import PresentScreen, check_deck
 from roofline.tui.inputs.form import build_scenario
+from roofline.tui.talk.screen import PresentScreen, check_deck
 
 CATALOG = load_catalog(user_dir=None)
 DECK = read_deck(builtin_deck_path())
@@ -88,9 +88,9 @@ async def test_e_opens_the_explorer_on_the_slide_and_escape_returns():
         assert not isinstance(app.screen, PresentScreen)
         # kept while the explorer is up: a removed screen pushed back never painted again (its timers were gone)
         assert app.present_screen.is_attached and app.is_screen_installed(app.present_screen)
-        assert app.form == slide_form and app.results.scenario.batching.batch_size == 64
+        assert app.explorer.form == slide_form and app.explorer.results.scenario.batching.batch_size == 64
         await pilot.press("plus")
-        assert app.form.batch == 128
+        assert app.explorer.form.batch == 128
         await pilot.press("escape")
         await pilot.pause()
         assert isinstance(app.screen, PresentScreen) and app.screen.position == 4
@@ -107,9 +107,9 @@ async def test_notes_and_time_toggle_and_explorer_keys_are_inert_on_slides():
         await pilot.press("t")
         await pilot.pause()
         assert ":" in str(app.screen.query_one("#slide-footer", Static).render())
-        batch = app.form.batch
+        batch = app.explorer.form.batch
         await pilot.press("plus", "minus")
-        assert app.form.batch == batch
+        assert app.explorer.form.batch == batch
         labels = [str(label.render()) for label in app.screen.query(Label)]
         assert any("idle cores" in text for text in labels)
 

@@ -9,10 +9,10 @@ import pytest
 
 from roofline.models.estimate import ceilings
 from roofline.presets import load_catalog
-from roofline.tui.views.explain import explain_op
-from roofline.tui.views.results import compute_results
-from roofline.tui.views.formatting import si
 from roofline.tui.inputs.form import ScenarioForm, build_scenario
+from roofline.tui.views.explain import explain_op
+from roofline.tui.views.formatting import si
+from roofline.tui.views.results import compute_results
 
 CATALOG = load_catalog()
 FORMS = {

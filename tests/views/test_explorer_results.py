@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roofline.presets import load_catalog
-from roofline.tui.views.results import compute_results
 from roofline.tui.inputs.form import ScenarioForm, build_scenario
+from roofline.tui.views.results import compute_results
 
 CATALOG = load_catalog()
 FORMS = [

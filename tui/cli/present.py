@@ -8,7 +8,6 @@ from pathlib import Path
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import Deck, builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
-
 from roofline.tui.talk.screen import BuiltSlide, DeckError, check_deck, slide_view_text
 from roofline.tui.views.slide_numbers import slide_number
 
@@ -25,7 +24,13 @@ def load_deck(path_text: str | None) -> Deck:
 
 def chart_text(built: BuiltSlide, catalog) -> str:
     """The slide's chart as plain text (plotext, no colour), or '' for views without a chart."""
-    from roofline.tui.explorer.charts import BatchSweepChart, ContextSweepChart, HistoryGrowthChart, MemoryChart, RooflineChart
+    from roofline.tui.explorer.charts import (
+        BatchSweepChart,
+        ContextSweepChart,
+        HistoryGrowthChart,
+        MemoryChart,
+        RooflineChart,
+    )
     from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for
 
     view = built.slide.view

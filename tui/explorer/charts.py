@@ -11,8 +11,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from plotext import _utility as plotext_utility
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region
@@ -23,12 +21,12 @@ from roofline.models.dtypes import GGUF_INTEGER_FORMATS
 from roofline.models.estimate import Ceilings, time_op
 from roofline.models.ops import Op
 from roofline.models.sweeps import BatchSweep, ContextSweep
-
-from roofline.tui.perf import plotext_speedups
-from roofline.tui.views.formatting import flop_per_byte, si
+from roofline.tui.perf import switch
 from roofline.tui.perf.plain_box import PlainBoxLines
+from roofline.tui.perf.plotext_rows import ChartRow
+from roofline.tui.views.formatting import flop_per_byte, si
 
-plotext_speedups.install()  # a rebuild per keystroke: plotext's slowest helpers swapped for equal, faster ones
+switch.install_plotext_speedups()  # a rebuild per keystroke: plotext's slowest helpers, when verified
 
 _DECADE_LABELS = {-3: "1m", -2: "10m", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k",
                   6: "1M", 7: "10M", 8: "100M", 9: "1G", 10: "10G", 11: "100G", 12: "1T", 13: "10T",
@@ -82,67 +80,6 @@ def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) ->
     return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s), integer)
 
 
-_STYLE_CACHE: dict[tuple, Style] = {}
-
-
-# On light themes the named colours plotext draws markers and lines in are too pale to read (yellow on a light
-# canvas measured about 2.3:1); these darker shades keep each colour's hue at 4.5:1 or better against white.
-LIGHT_THEME_COLOURS: dict[str, tuple[int, int, int]] = {
-    "yellow": (140, 95, 0), "cyan": (0, 105, 135), "green": (0, 115, 0), "gray": (90, 90, 90),
-    "magenta": (150, 0, 150), "orange": (165, 80, 0), "red": (185, 0, 0), "blue": (0, 60, 200),
-}
-
-
-def _style_for(fullground, style, background, light: bool = False) -> Style:
-    try:
-        key = (fullground, style, background, light)
-        cached = _STYLE_CACHE.get(key)
-    except TypeError:  # a colour given as a list (unhashable)
-        key = (str(fullground), str(style), str(background), light)
-        cached = _STYLE_CACHE.get(key)
-    if cached is None:
-        if light and isinstance(fullground, str):  # "blue+" (plotext's bright variant) maps as "blue"
-            fullground = LIGHT_THEME_COLOURS.get(fullground.rstrip("+"), fullground)
-        ansi = plotext_utility.colors_to_ansi(fullground, style, background)
-        spans = Text.from_ansi(ansi + "x" + plotext_utility.ansi_end).spans
-        cached = _STYLE_CACHE[key] = spans[0].style if spans else Style.null()
-    return cached
-
-
-ChartRow = tuple[Segment, ...]  # one row of a chart: a segment per run of equally styled cells
-
-
-def matrix_to_rows(matrix, previous: tuple[list[tuple], list[ChartRow]] | None = None, light: bool = False
-                   ) -> tuple[list[tuple], list[ChartRow]]:
-    """A plotext cell matrix as rows of segments (top first), one per run of equally coloured cells.
-
-    Segments rather than Rich Text: a changed row goes straight into a Strip, where a Text would be rendered by
-    Rich again on every paint (on the batch sweep, where most rows change, that was 10 ms a keystroke).
-    Returns each row's cells (plotext's lists of characters, colours, styles, backgrounds) with its segments;
-    ``previous`` is what an earlier call returned (same size and theme): a row whose cells equal those of the
-    same row there takes its segments as they are. Rows are compared in place (list equality, in C), not looked
-    up by content: hashing every row's cells cost more than converting the rows that changed.
-    ``light``: a light theme, whose named colours are drawn darker (LIGHT_THEME_COLOURS).
-    """
-    marker, fg, st, bg = matrix.marker, matrix.fullground, matrix.style, matrix.background
-    old_cells, old_rows = previous if previous is not None else ((), ())
-    cells_by_row, rows = [], []
-    for y, row in enumerate(list(matrix.Rows)[::-1]):
-        chars, fgs, sts, bgs = cells = marker[row], fg[row], st[row], bg[row]
-        cells_by_row.append(cells)
-        if y < len(old_cells) and old_cells[y] == cells:
-            rows.append(old_rows[y])
-            continue
-        segments: list[Segment] = []
-        start, width = 0, len(chars)
-        for x in range(1, width + 1):  # a run ends where any of the three colours changes
-            if x == width or fgs[x] != fgs[start] or sts[x] != sts[start] or bgs[x] != bgs[start]:
-                segments.append(Segment("".join(chars[start:x]), _style_for(fgs[start], sts[start], bgs[start], light)))
-                start = x
-        rows.append(tuple(segments))
-    return cells_by_row, rows
-
-
 def rows_to_text(rows: list[ChartRow]) -> Text:
     """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""
     return Text("\n", no_wrap=True, overflow="crop").join(
@@ -191,18 +128,12 @@ class _Chart(PlainBoxLines, PlotextPlot):
     def _build_rows(self, width: int, height: int) -> list[ChartRow]:
         plt = self.plt
         if self._last is not None:
-            plotext_speedups.reset_plot(plt)
+            switch.reset_plot(plt)
             self.draw(*self._last)
-        plt.plotsize(width, height)
-        plt._set_size(width, height)
-        plt.theme(self._get_plotext_theme_name(self.app.theme))
-        # plotext's build() encodes its cell matrix as ANSI and Rich would decode it again;
-        # turning the matrix into segments directly halves the cost of a redraw.
-        plt._set_sizes()
-        plt._build_matrix()
         key = (width, height, self.app.theme)
         previous = self._last_build[1:] if self._last_build is not None and self._last_build[0] == key else None
-        cells, rows = matrix_to_rows(plt.monitor.matrix, previous, light=not self.app.current_theme.dark)
+        cells, rows = switch.plot_rows(plt, width, height, self._get_plotext_theme_name(self.app.theme),
+                                       previous, light=not self.app.current_theme.dark, console=self.app.console)
         self._last_build = (key, cells, rows)
         return rows
 

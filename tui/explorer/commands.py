@@ -13,8 +13,8 @@ class ScenarioCommands(Provider):
     """Every preset and precision as a command: 'hardware: NVIDIA H200', 'weights: int4', ..."""
 
     def _commands(self) -> list[tuple[str, object, str]]:
-        app = self.app
-        catalog = app.catalog  # type: ignore[attr-defined]
+        app = self.screen  # the explorer's screen (the palette is opened over it)
+        catalog = app.catalog
         commands: list[tuple[str, object, str]] = []
         for hw in sorted(catalog.hardware.values(), key=lambda h: h.id):
             commands.append((f"hardware: {hw.name} [{hw.id}]", partial(app.set_field, "hardware_id", hw.id),

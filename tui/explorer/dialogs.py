@@ -8,25 +8,15 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, Static
 
-HELP_MARKDOWN = """\
-# Keys
+from roofline.tui.explorer.actions import key_table_rows
 
-| key | does |
-| --- | --- |
-| `+` / `-` | double / halve the batch |
-| `]` / `[` | double / halve the prompt (the context every step attends to) |
-| `1` .. `7` | Roofline, Batch, Context, Memory, Ops, Compare, History |
-| `a` | spec ceilings (bound) / achievable ceilings (expected) |
-| `i` | show / hide the input panes (on narrow terminals: inputs or results) |
-| `p` | pin the current scenario as a baseline (palette: clear baseline) |
-| `x` | in Compare: remove the highlighted device (palette: "compare: add current hardware") |
-| `ctrl+p` | command palette: hardware, model, precisions, save/load, compare |
-| `ctrl+s` | save an SVG screenshot in the current folder |
-| `g` | why `expected` is slower than `bound`, term by term |
-| `l` | live GPU counters (DCGM / NVML): the running workload as `L` on the roofline |
-| `?` | this help |
-| `q` | quit |
 
+def _keys_markdown() -> str:
+    rows = "\n".join(f"| `{keys}` | {does} |" for keys, does in key_table_rows())
+    return f"# Keys\n\n| key | does |\n| --- | --- |\n{rows}\n\n"
+
+
+HELP_MARKDOWN = _keys_markdown() + """\
 # The numbers
 
 - Each op takes max(FLOPs / peak, bytes / bandwidth); a pass is the sum over ops.

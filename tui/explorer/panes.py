@@ -3,28 +3,21 @@ the app listens to their Input/Select/Switch messages ("attributes down, message
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
+from textual.message import Message
 from textual.reactive import Reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.presets.loader import PresetCatalog
-
-from roofline.tui.inputs.limits import MAX_INPUT_CHARS
-from roofline.tui.perf.plain_box import PlainBoxLines
 from roofline.tui.inputs.form import ScenarioForm
-
-# What each field is called on screen (and so in its error messages).
-FIELD_LABELS = {
-    "hardware_id": "hardware", "tp": "devices tp", "pp": "stages pp", "mem_bw_override_gb_per_s": "bandwidth GB/s",
-    "peak_override_tflops": "peak TFLOP/s", "capacity_override_gib": "capacity GiB",
-    "price_per_device_hour": "$ / device-hour", "model_ref": "model", "weights": "weights",
-    "activations": "activations", "kv": "KV cache", "config_path": "config.json", "batch": "batch",
-    "prompt_tokens": "prompt tokens", "output_tokens": "output tokens", "flash_attention": "FlashAttention",
-    "kv_compression_ratio": "KV compression x", "shown_context": "show step at ctx",
-}
+from roofline.tui.inputs.limits import MAX_INPUT_CHARS
+from roofline.tui.inputs.registry import label
+from roofline.tui.perf.plain_box import PlainBoxLines
 
 
 class StateCheckbox(Checkbox):
@@ -43,8 +36,8 @@ class StateCheckbox(Checkbox):
 
 
 def _field(widget) -> Horizontal:
-    """A row: the field's label (FIELD_LABELS, by the widget's id), then the widget."""
-    return Horizontal(Label(FIELD_LABELS[widget.id], classes="field-label"), widget, classes="field")
+    """A row: the field's label (from the input registry, by the widget's id), then the widget."""
+    return Horizontal(Label(label(widget.id), classes="field-label"), widget, classes="field")
 
 
 def _number_field(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True
@@ -89,13 +82,13 @@ class HardwarePane(Vertical):
     def compose(self) -> ComposeResult:
         options = [(f"{h.name} ({h.year})", h.id) for h in
                    sorted(self._catalog.hardware.values(), key=lambda h: (h.vendor, -h.year, h.name))]
-        yield Select(options, value=self._form.hardware_id, allow_blank=False, id="hardware_id", compact=True)
+        yield OptionSelect(options, value=self._form.hardware_id, allow_blank=False, id="hardware_id", compact=True)
         yield _number_field("tp", self._form.tp)
         yield _number_field("pp", self._form.pp)
-        yield _number_field("mem_bw_override_gb_per_s", None, "preset", integer=False)
-        yield _number_field("peak_override_tflops", None, "preset", integer=False)
-        yield _number_field("capacity_override_gib", None, "preset", integer=False)
-        yield _number_field("price_per_device_hour", None, "none", integer=False)
+        for name in ("mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
+                     "price_per_device_hour"):
+            yield _number_field(name, getattr(self._form, name), "preset" if name != "price_per_device_hour"
+                                else "none", integer=False)
         yield StateCheckbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
         yield Static(id="hardware-figures", classes="figures")
 
@@ -110,14 +103,14 @@ class WorkloadPane(Vertical):
         options = [(m.name, m.id) for m in sorted(self._catalog.models.values(), key=lambda m: m.id)]
         if self._form.model_ref not in self._catalog.models:
             options.append((self._form.model_ref, self._form.model_ref))
-        yield Select(options, value=self._form.model_ref, allow_blank=False, id="model_ref", compact=True)
+        yield OptionSelect(options, value=self._form.model_ref, allow_blank=False, id="model_ref", compact=True)
         weights = [("released format", "auto")] + [(d, d) for d in WEIGHT_BITS_PER_ELEMENT]
-        yield _field(Select(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
+        yield _field(OptionSelect(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
                                        compact=True))
         activations = [("released format", "auto")] + [(d, d) for d in ACTIVATION_BITS_PER_ELEMENT]
-        yield _field(Select(activations, value=self._form.activations or "auto",
+        yield _field(OptionSelect(activations, value=self._form.activations or "auto",
                                            allow_blank=False, id="activations", compact=True))
-        yield _field(Select([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
+        yield _field(OptionSelect([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
                                         id="kv", compact=True))
         yield _field(FieldInput(placeholder="path to a local config.json", id="config_path", compact=True))
         yield Static(id="model-summary", classes="figures")
@@ -140,11 +133,29 @@ class BatchingPane(Vertical):
 
 
 class ViewBody(Vertical):
-    """The contents of a view's tab; tells the app when it is mounted (views can be mounted lazily)."""
+    """The contents of a view's tab; says when it is mounted (views can be mounted lazily)."""
+
+    @dataclass
+    class Ready(Message):
+        view: str
 
     def __init__(self, view: str) -> None:
         super().__init__(id=f"{view}-body", classes="view-body")
         self.view = view
 
     def on_mount(self) -> None:
-        self.app.view_body_ready(self.view)
+        self.post_message(self.Ready(self.view))
+
+
+class OptionSelect(Select):
+    """A Select that remembers its options (public API only), so a value from elsewhere (a config.json path
+    typed in a field, a scenario file) can be added as an option before it is shown."""
+
+    def __init__(self, options, **kwargs) -> None:
+        self.option_list: list[tuple[str, object]] = list(options)
+        super().__init__(self.option_list, **kwargs)
+
+    def ensure_option(self, value) -> None:
+        if value not in (v for _, v in self.option_list):
+            self.option_list.append((str(value), value))
+            self.set_options(self.option_list)

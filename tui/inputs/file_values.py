@@ -1,36 +1,39 @@
-"""Form <-> scenario-file values (the file's keys are the CLI's words, not widget ids)."""
+"""Form <-> scenario-file values: the file's keys come from the input registry (``hardware``, ``model``, ...)."""
 
 from __future__ import annotations
 
-from dataclasses import fields
 from typing import Any
 
-from roofline.tui.inputs.limits import FIELD_LIMITS, check_number
 from roofline.tui.inputs.form import FormError, ScenarioForm
-
-_FILE_TO_FORM = {"hardware": "hardware_id", "model": "model_ref", "batch": "batch"}
-
-
-FORM_TO_FILE = {form_key: file_key for file_key, form_key in _FILE_TO_FORM.items()}
+from roofline.tui.inputs.limits import FIELD_LIMITS, check_number
+from roofline.tui.inputs.registry import BY_FILE_KEY, BY_NAME, FORM_FIELDS
 
 
 def file_key(form_field: str) -> str:
     """The scenario-file key for a form field (``hardware_id`` -> ``hardware``)."""
-    return FORM_TO_FILE.get(form_field, form_field)
+    found = BY_NAME.get(form_field)
+    return found.file_key if found and found.file_key else form_field
 
 
 def form_to_file_values(form: ScenarioForm) -> dict[str, Any]:
-    return {file_key(f.name): getattr(form, f.name) for f in fields(ScenarioForm)}
+    """Every scenario input of the form under its file key (None for an empty optional input)."""
+    return {file_key(name): getattr(form, name) for name in FORM_FIELDS}
 
 
-def form_from_file_values(values: dict[str, Any]) -> ScenarioForm:
-    """A form from a scenario file's values; out-of-range numbers raise FormError naming the key."""
-    known = {f.name for f in fields(ScenarioForm)}
-    kwargs = {_FILE_TO_FORM.get(k, k): v for k, v in values.items()}
-    for key, value in kwargs.items():
-        if key in FIELD_LIMITS:
+def form_from_file_values(values: dict[str, Any], base: ScenarioForm | None = None) -> ScenarioForm:
+    """A form from a scenario file's (or a slide's) values over ``base`` (the defaults when None); out-of-range
+    numbers raise FormError naming the key. Inputs the file leaves out keep ``base``'s value."""
+    changes: dict[str, Any] = {}
+    for key, value in values.items():
+        spec = BY_FILE_KEY.get(key)
+        if spec is None:
+            continue
+        if spec.name in FIELD_LIMITS and value is not None:
             try:
-                kwargs[key] = check_number(key, value)
+                value = check_number(spec.name, value)
             except ValueError as err:
                 raise FormError(key, str(err)) from None
-    return ScenarioForm(**{k: v for k, v in kwargs.items() if k in known})
+        changes[spec.name] = value
+    from dataclasses import replace
+
+    return replace(base or ScenarioForm(), **changes)

@@ -13,9 +13,13 @@ from roofline.models.hardware import Hardware
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
 from roofline.presets import resolve_model
 from roofline.presets.loader import PresetCatalog, PresetFileError
+from roofline.tui.inputs.registry import BY_NAME, DEFAULT_HARDWARE, DEFAULT_MODEL, input_for_model_error
 
-DEFAULT_HARDWARE = "h100-sxm"
-DEFAULT_MODEL = "llama-3.1-8b"
+__all__ = ["DEFAULT_HARDWARE", "DEFAULT_MODEL", "FormError", "ScenarioForm", "build_scenario", "scenario_from"]
+
+
+def _default(name: str):
+    return BY_NAME[name].default
 
 
 class FormError(ValueError):
@@ -31,18 +35,21 @@ class FormError(ValueError):
 class ScenarioForm:
     """Every input of the explorer, in the units a person types."""
 
-    hardware_id: str = DEFAULT_HARDWARE
-    model_ref: str = DEFAULT_MODEL
-    weights: str | None = None  # None: the model's released format, else bf16
-    activations: str | None = None  # None: the model's released format, else bf16
-    kv: str = "bf16"
-    batch: int = 1
-    prompt_tokens: int = 1024
-    output_tokens: int = 256
-    tp: int = 1
-    pp: int = 1
-    flash_attention: bool = True
-    kv_compression_ratio: float = 1.0
+    hardware_id: str = _default("hardware_id")
+    model_ref: str = _default("model_ref")
+    weights: str | None = _default("weights")  # None: the model's released format, else bf16
+    expert_weights: str | None = _default("expert_weights")  # None: the model's released format, else weights
+    activations: str | None = _default("activations")  # None: the model's released format, else bf16
+    kv: str = _default("kv")
+    engine: str = _default("engine")
+    topology: str | None = _default("topology")  # None: derived from the hardware preset
+    batch: int = _default("batch")
+    prompt_tokens: int = _default("prompt_tokens")
+    output_tokens: int = _default("output_tokens")
+    tp: int = _default("tp")
+    pp: int = _default("pp")
+    flash_attention: bool = _default("flash_attention")
+    kv_compression_ratio: float = _default("kv_compression_ratio")
     mem_bw_override_gb_per_s: float | None = None
     peak_override_tflops: float | None = None
     capacity_override_gib: float | None = None
@@ -53,13 +60,6 @@ class ScenarioForm:
 
     def with_prompt(self, prompt_tokens: int) -> ScenarioForm:
         return replace(self, prompt_tokens=max(1, min(prompt_tokens, 10_000_000)))
-
-
-_FIELD_FOR_MODEL_ERROR = {
-    "batch_size": "batch", "prompt_tokens": "prompt_tokens", "output_tokens": "output_tokens", "tp": "tp",
-    "pp": "pp", "weights": "weights", "activations": "activations", "kv": "kv",
-    "kv_compression_ratio": "kv_compression_ratio", "hardware": "hardware_id",
-}
 
 
 def _with_overrides(hw: Hardware, form: ScenarioForm, compute_dtype: str) -> Hardware:
@@ -87,8 +87,15 @@ def build_scenario(form: ScenarioForm, catalog: PresetCatalog) -> Scenario:
             raise FormError("model_ref", f"unknown model {form.model_ref!r}") from None
         except PresetFileError as err:
             raise FormError("model_ref", str(err)) from None
+    return scenario_from(form, hardware, model)
+
+
+def scenario_from(form: ScenarioForm, hardware: Hardware, model) -> Scenario:
+    """The one place a :class:`Scenario` is built from what a person entered (explorer, CLI, files, slides);
+    :class:`FormError` names the input that is wrong."""
     try:
-        precisions = released_precisions(model, weights=form.weights, activations=form.activations, kv=form.kv)
+        precisions = released_precisions(model, weights=form.weights, activations=form.activations, kv=form.kv,
+                                          expert_weights=form.expert_weights)
         hardware = _with_overrides(hardware, form, precisions.compute_dtype)
         return Scenario(
             hardware=hardware,
@@ -98,6 +105,8 @@ def build_scenario(form: ScenarioForm, catalog: PresetCatalog) -> Scenario:
                               output_tokens=form.output_tokens, flash_attention=form.flash_attention,
                               kv_compression_ratio=form.kv_compression_ratio),
             parallelism=Parallelism(tp=form.tp, pp=form.pp),
+            engine=form.engine,
+            topology=form.topology,
         )
     except ModelInputError as err:
-        raise FormError(_FIELD_FOR_MODEL_ERROR.get(err.field, err.field), err.message) from None
+        raise FormError(input_for_model_error(err.field), err.message) from None

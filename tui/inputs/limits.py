@@ -1,4 +1,4 @@
-"""Accepted ranges of every number a person can enter (CLI flags, explorer fields, scenario files).
+"""Checking every number a person can enter (CLI flags, explorer fields, scenario files) against its range.
 
 Beyond these a value is a typo or a unit slip, and some would make the model's arrays huge or its
 SI conversions overflow; they are refused with the range in the message.
@@ -8,20 +8,10 @@ from __future__ import annotations
 
 import math
 
-# field -> (lowest, highest, whole number?)
-FIELD_LIMITS: dict[str, tuple[float, float, bool]] = {
-    "batch": (1, 1 << 20, True),
-    "prompt_tokens": (1, 10_000_000, True),
-    "output_tokens": (1, 1_000_000, True),
-    "tp": (1, 1024, True),
-    "pp": (1, 1024, True),
-    "shown_context": (1, 100_000_000, True),
-    "kv_compression_ratio": (1.0, 1000.0, False),
-    "mem_bw_override_gb_per_s": (0.01, 1_000_000.0, False),
-    "peak_override_tflops": (0.001, 10_000_000.0, False),
-    "capacity_override_gib": (0.001, 100_000.0, False),
-    "price_per_device_hour": (0.0001, 1_000_000.0, False),
-}
+from roofline.tui.inputs.registry import NUMBER_INPUTS
+
+# field -> (lowest, highest, whole number?), from the input registry
+FIELD_LIMITS: dict[str, tuple[float, float, bool]] = {i.name: (i.low, i.high, i.whole) for i in NUMBER_INPUTS}
 MAX_INPUT_CHARS = 16
 
 

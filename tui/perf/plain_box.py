@@ -17,6 +17,10 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual.style import Style
 
+from roofline.tui.perf import switch
+
+_ENABLED = switch.textual_speedups()  # ROOFLINE_SPEEDUPS=0 or an unverified Textual: Textual's own path
+
 
 class PlainBoxLines:
     """Mixin for line-API widgets (``render_line``): ``render_lines`` paints ``_plain_lines(crop)`` when
@@ -33,7 +37,9 @@ class PlainBoxLines:
         super().notify_style_update()
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        return self._plain_lines(crop) if self._plain_box() else super().render_lines(crop)
+        if _ENABLED and self._plain_box():
+            return self._plain_lines(crop)
+        return super().render_lines(crop)
 
     def _plain_box(self) -> bool:
         styles = self.styles

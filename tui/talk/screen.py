@@ -18,14 +18,19 @@ from textual.widgets import Digits, Label, Static
 
 from roofline.presets.deck_file import Deck, Slide
 from roofline.presets.loader import PresetCatalog
-
-from roofline.tui.explorer.charts import BatchSweepChart, ContextSweepChart, HistoryGrowthChart, MemoryChart, RooflineChart
-from roofline.tui.views.results import ExplorerResults, compute_results
-from roofline.tui.views.history_charts import callout_lines
-from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
+from roofline.tui.explorer.charts import (
+    BatchSweepChart,
+    ContextSweepChart,
+    HistoryGrowthChart,
+    MemoryChart,
+    RooflineChart,
+)
 from roofline.tui.inputs.file_values import file_key, form_from_file_values
-from roofline.tui.views.slide_numbers import slide_number
+from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
 from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, compare_lines, history_for, ops_table_lines
+from roofline.tui.views.history_charts import callout_lines
+from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.views.slide_numbers import slide_number
 
 CHART_TYPES = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
                "memory": MemoryChart, "history": HistoryGrowthChart}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from roofline.models.estimate import Ceilings, compute_rate_flops_per_s, time_op
 from roofline.models.ops import Op
-
 from roofline.tui.views.formatting import duration, si
 
 

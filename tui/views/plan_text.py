@@ -71,7 +71,7 @@ def _device_lines(d: dict[str, Any]) -> list[str]:
     price = (f"${d['price_usd_per_hour']:,.2f} per device-hour ({d['price_source']})"
              if d["price_usd_per_hour"] is not None else f"{NO_PRICE} (give --price-per-hour for $ columns)")
     return [
-        f"{d['hardware_name']}: tp {d['tp']} x pp {d['pp']} = {d['devices']} device(s) per replica; "
+        f"{d['hardware_name']}: tp {d['tp']} x pp {d['pp']} = {d['devices_per_replica']} device(s) per replica; "
         f"expected's overheads: engine {d['engine_name']}",
         f"price: {price}",
         f"memory per device: {mem['num_blocks']:,} KV blocks of {mem['block_size_tokens']} tokens, "
@@ -142,8 +142,9 @@ def _assumption_lines(plan: dict[str, Any]) -> list[str]:
 def render_text(plan: dict[str, Any]) -> str:
     lines = _heading(plan)
     for d in _devices(plan):
+        per = d["devices_per_replica"]
         lines += ["", *_device_lines(d),
-                  f"expected frontier (one replica; per-device figures divide by its {d['devices']} device(s)):",
+                  f"expected frontier (one replica; per-device figures divide by its {per} device(s)):",
                   *_table([_row(p) for p in d["expected"]["frontier"]]), *_target_lines(d, plan["targets_asked"])]
     lines += ["", *_cheapest_line(plan)] if "devices" in plan else []
     lines += ["", "assumptions (bound: spec ceilings, no overheads; expected: the engine's overheads):",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import Enum
 
 import numpy as np
 
@@ -12,6 +13,29 @@ from roofline.models.memory import MemoryFootprint, memory_footprint
 from roofline.models.ops import Op, build_ops
 from roofline.models.scenario import Scenario
 from roofline.models.sweeps import BatchSweep, ContextSweep, batch_sweep, context_sweep, powers_of_two
+
+
+class Ceiling(Enum):
+    """Which ceilings the numbers use: the spec sheet's (the ``bound`` estimate) or the achievable ones (the
+    ``expected`` estimate). One choice for the explorer, the slides and the report; it is truthy when achievable,
+    so the views' ``achievable`` arguments take it as they take a bool."""
+
+    SPEC = "bound"
+    ACHIEVABLE = "expected"
+
+    def __bool__(self) -> bool:
+        return self is Ceiling.ACHIEVABLE
+
+    @property
+    def estimate_name(self) -> str:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        return "achievable (expected)" if self else "spec (bound)"
+
+    def toggled(self) -> Ceiling:
+        return Ceiling.SPEC if self else Ceiling.ACHIEVABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +53,10 @@ class ExplorerResults:
 
     def chosen(self, achievable: bool) -> Estimate:
         return self.expected if achievable else self.bound
+
+    def chosen_ceilings(self, achievable: bool) -> Ceilings:
+        """The ceilings the chosen estimate uses (the ridge, the roof and the ops' limits follow them)."""
+        return self.achievable if achievable else self.spec
 
     def batch_sweep(self, achievable: bool) -> BatchSweep:
         """Batch sweep up to twice the largest batch that fits (computed once per estimate)."""

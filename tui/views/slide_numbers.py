@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from roofline.models.history import growth
 from roofline.presets.loader import PresetCatalog
-
-from roofline.tui.views.results import ExplorerResults
 from roofline.tui.views.formatting import flop_per_byte, gib
+from roofline.tui.views.results import ExplorerResults
 
 LABELS = {
     "decode_tokens_per_s_per_seq": "tok/s per user",

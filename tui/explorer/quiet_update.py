@@ -26,17 +26,19 @@ def _longest(plain: str) -> int:
 
 
 def set_text(widget: Static, text: str, *, markup: bool = False) -> None:
-    """Show ``text`` in ``widget`` (markup when asked); no-op when it is already shown."""
+    """Show ``text`` in ``widget`` (markup only when asked: text that quotes a user, a file or a tool is never
+    parsed as markup); no-op when it is already shown."""
     previous = getattr(widget, _SHOWN, None)
     if previous == text:
         return
     setattr(widget, _SHOWN, text)
+    content = text if markup else Text(text)
     if previous is None or not widget.is_mounted:
-        widget.update(text)
+        widget.update(content)
         return
     old, new = (Text.from_markup(t).plain if markup else t for t in (previous, text))
     width = widget.content_size.width
     layout = _rows(old, width) != _rows(new, width)
     if not layout and widget.styles.width is not None and widget.styles.width.is_auto:
         layout = _longest(old) != _longest(new)
-    widget.update(text, layout=layout)
+    widget.update(content, layout=layout)

@@ -1,0 +1,142 @@
+"""Saving and loading scenarios, and switching to the GPUs found on this machine.
+
+A mixin of :class:`~roofline.tui.explorer.screen.ExplorerScreen`. Every failure (a folder without permission, a
+name the OS refuses, a file that is not a scenario) is a notification naming the file; nothing here can take the
+explorer down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from roofline.models.errors import ModelInputError
+from roofline.presets.loader import PresetFileError
+from roofline.tui.inputs.file_values import form_from_file_values, form_to_file_values
+from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
+from roofline.tui.inputs.limits import FIELD_LIMITS
+
+STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
+
+
+def _user_path(text: str) -> Path | str:
+    """The path a person typed, or a one-line reason it is not one (``~nouser``, NUL)."""
+    if "\0" in text:
+        return "the name contains a NUL character"
+    try:
+        return Path(text).expanduser()
+    except RuntimeError as err:  # ~nouser/...
+        return str(err)
+
+
+class ScenarioActions:
+    def action_save_scenario(self) -> None:
+        from roofline.tui.explorer.dialogs import ConfirmScreen, PathScreen
+
+        def chosen(text: str | None) -> None:
+            if not text:
+                return
+            target = _user_path(text)
+            if isinstance(target, str):
+                self.notify(f"could not save {text[:80]!r}: {target}", severity="error", markup=False)
+                return
+            try:
+                exists = target.exists() or target.is_symlink()
+            except OSError as err:
+                self.notify(f"could not save {str(target)[:200]}: {err.strerror or err}", severity="error",
+                            markup=False)
+                return
+            if exists:
+                self.app.push_screen(ConfirmScreen(f"{target} exists. Overwrite it?"),
+                                     lambda ok: self._write_scenario(target, overwrite=True) if ok else None)
+            else:
+                self._write_scenario(target, overwrite=False)
+
+        self.app.push_screen(PathScreen("Save scenario as (TOML)", "scenario.toml"), chosen)
+
+    def _write_scenario(self, target: Path, *, overwrite: bool) -> None:
+        from roofline.presets.scenario_file import write_scenario
+
+        try:
+            write_scenario(target, form_to_file_values(self.form), overwrite=overwrite)
+        except (OSError, ValueError, PresetFileError) as err:
+            reason = getattr(err, "strerror", None) or str(err)
+            self.notify(f"could not save {str(target)[:200]}: {reason}", severity="error", markup=False)
+            return
+        self.notify(f"scenario saved: {target}", markup=False)
+
+    def action_load_scenario(self) -> None:
+        from roofline.tui.explorer.dialogs import PathScreen
+
+        def chosen(text: str | None) -> None:
+            if not text:
+                return
+            path = _user_path(text)
+            if isinstance(path, str):
+                self.notify(f"could not load {text[:80]!r}: {path}", severity="error", markup=False)
+                return
+            self.load_scenario_file(path)
+
+        self.app.push_screen(PathScreen("Load scenario (TOML)", "scenario.toml"), chosen)
+
+    def load_scenario_file(self, path: Path) -> bool:
+        """Read a scenario file and show it, every field included; a bad file is a notification."""
+        from roofline.presets.scenario_file import read_scenario
+
+        warnings: list = []
+        try:
+            form = form_from_file_values(read_scenario(path, warnings))
+        except PresetFileError as err:
+            self.notify(str(err), severity="error", markup=False)
+            return False
+        except FormError as err:
+            self.notify(f"{path}: {err.field}: {err.message}", severity="error", markup=False)
+            return False
+        except (OSError, ValueError, RecursionError) as err:
+            self.notify(f"could not load {str(path)[:200]}: {getattr(err, 'strerror', None) or err}",
+                        severity="error", markup=False)
+            return False
+        self.show_form(form)
+        self.notify(f"scenario loaded: {path}", markup=False)
+        for warning in warnings:
+            self.notify(str(warning), severity="warning", markup=False)
+        return True
+
+    # ---- the box we run on -----------------------------------------------------------------------
+    def detect_local_hardware(self) -> None:
+        """Find local GPUs in a worker (bounded by a short timeout), then switch to them."""
+        self.run_worker(self._detect_worker, thread=True, group="detect", exit_on_error=False)
+
+    def _detect_worker(self) -> None:
+        from roofline.tui.probe.detect import detect_accelerators
+
+        form_before = self.form
+        detection = detect_accelerators(timeout_s=STARTUP_DETECT_TIMEOUT_S, available_ids=list(self.catalog.hardware))
+        self.app.call_from_thread(self._apply_detection, detection, form_before)
+
+    def _apply_detection(self, detection, form_before: ScenarioForm) -> None:
+        from roofline.tui.probe.match import format_gib
+
+        if not detection.devices:
+            return  # nothing found: the embedded default stays, without noise
+        group = next((g for g in detection.groups if g.preset_id == detection.preset_id), detection.groups[0])
+        found = f"{group.count} x {group.name} ({format_gib(group.memory_bytes)}) via {detection.source}"
+        if detection.preset_id is None:
+            self.notify(f"found {found}: no preset ({detection.preset_reason})", severity="warning", timeout=10,
+                        markup=False)
+            return
+        if self.form != form_before:  # the user has already changed something: do not move under them
+            self.notify(f"found {found} (preset {detection.preset_id}); not switched, the scenario was edited",
+                        markup=False)
+            return
+        tp = min(detection.preset_count, int(FIELD_LIMITS["tp"][1]))
+        candidate = replace(self.form, hardware_id=detection.preset_id, tp=tp)
+        try:
+            build_scenario(candidate, self.catalog)
+        except (FormError, ModelInputError) as err:
+            candidate = replace(self.form, hardware_id=detection.preset_id)
+            note = f"TP {tp} does not fit this model ({err}), so TP 1"
+        else:
+            note = f"TP {tp}" if tp > 1 else "one device"
+        self.show_form(candidate)
+        self.notify(f"detected {found}: showing {detection.preset_id}, {note}", timeout=8, markup=False)

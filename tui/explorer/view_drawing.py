@@ -1,0 +1,229 @@
+"""Drawing the explorer's results: the inputs' summaries, the headline, verdict and memory bar, and each view.
+
+A mixin of :class:`~roofline.tui.explorer.screen.ExplorerScreen` (it reads the screen's results, ceiling, baseline
+and compare list); what each view shows comes from :mod:`roofline.tui.views`, written once for the explorer, the
+slides, the handout and the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from rich.text import Text
+from textual.widgets import DataTable, Select, Static, TabbedContent
+
+from roofline.models.errors import ModelInputError
+from roofline.models.history import METRIC_LABELS
+from roofline.tui.explorer.charts import (
+    BatchSweepChart,
+    ContextSweepChart,
+    HistoryGrowthChart,
+    HistoryRidgeChart,
+    MemoryChart,
+    RooflineChart,
+)
+from roofline.tui.explorer.headline import Headline, Verdict, WrappedText
+from roofline.tui.explorer.ops_table import OpsTable
+from roofline.tui.explorer.quiet_update import set_text
+from roofline.tui.inputs.form import FormError, build_scenario
+from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for, live_points_log10
+from roofline.tui.views.explain import explain_op
+from roofline.tui.views.formatting import duration, flop_per_byte, gib, si
+from roofline.tui.views.history_charts import callout_lines
+from roofline.tui.views.results import ExplorerResults, compute_results
+
+OPS_HEADER = ("phase", "op", "count", "FLOPs", "weights", "activations", "KV read", "KV write", "FLOP/B",
+              "limited by", "time", "share")
+_CHARTS = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart, "memory": MemoryChart}
+
+
+def relative_change(now: float, before: float | None) -> str:
+    """``+12%`` for small changes, ``x71`` past +200 % (a percentage in the thousands reads badly)."""
+    if before is None or before == 0:
+        return ""
+    ratio = now / before
+    if ratio >= 3:
+        return f"x{ratio:,.1f}" if ratio < 10 else f"x{ratio:,.0f}"
+    return f"{100 * (ratio - 1):+.0f}%"
+
+
+class ViewDrawing:
+    """The drawing half of the explorer's screen."""
+
+    def redraw(self) -> None:
+        r = self.results
+        if r is None:
+            return
+        self._draw_inputs_summary(r)
+        self._draw_headline(r)
+        self.draw_view(self._w("#views", TabbedContent).active)
+
+    def draw_view(self, view: str) -> None:
+        r = self.results
+        if r is None or (view in ("ops", "compare", "history") and view not in self._ready_views):
+            return  # a lazy view draws itself once mounted
+        if view in CHART_VIEWS:
+            args = chart_args(view, r, self.achievable, self.baseline)
+            if view == "roofline":
+                args = (*args, live_points_log10(self.live_trail))
+            self._w(_CHARTS[view]).show(*args)
+        elif view == "ops":
+            self._draw_ops(r)
+        elif view == "compare":
+            self._draw_compare(r)
+        elif view == "history":
+            self._draw_history(r)
+
+    def _draw_history(self, r: ExplorerResults) -> None:
+        """Datacenter parts of the chosen vendors (and the selected device), vs the earliest part with the metric."""
+        metric = self._w("#history-metric", Select).value
+        data = history_for(self.catalog, r, metric, self._w("#history-vendor", Select).value)
+        if data is None:
+            self._w("#history-callout", Static).update(Text(f"no device here has a {METRIC_LABELS[metric]} peak"))
+            return
+        self._w("#history-growth", HistoryGrowthChart).show(data)
+        self._w("#history-ridge", HistoryRidgeChart).show(data)
+        self._w("#history-callout", Static).update(Text("\n".join(callout_lines(data))))
+
+    # handlers by name, not @on: Textual collects @on handlers only from the message pump's own class body
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id not in ("history-metric", "history-vendor"):
+            return
+        event.stop()
+        if self.results is not None and self._w("#views", TabbedContent).active == "history":
+            self._draw_history(self.results)
+
+    def _draw_inputs_summary(self, r: ExplorerResults) -> None:
+        hw, m = r.scenario.hardware, r.scenario.model
+        c = r.chosen_ceilings(self.achievable)
+        set_text(self._w("#hardware-figures", Static),
+                 f"{si(c.mem_bw_bytes_per_s, 'B/s')} | {c.compute_dtype} {si(c.matmul_flops_per_s, 'FLOP/s')}\n"
+                 f"{gib(hw.memory_capacity_bytes)} | ridge {flop_per_byte(c.ridge_flops_per_byte)} FLOP/B"
+                 f"{' (achievable)' if self.achievable else ''}")
+        a = m.attention
+        moe = f" | {m.moe.num_experts} experts, top-{m.moe.top_k}" if m.moe else ""
+        set_text(self._w("#model-summary", Static),
+                 f"{m.params / 1e9:,.1f} B params, {m.active_params / 1e9:,.1f} B active\n"
+                 f"{m.num_layers} layers, {a.num_heads} heads, {a.num_kv_heads} KV heads"
+                 f"{' (MLA)' if a.is_mla else ''}{moe}")
+
+    def _draw_headline(self, r: ExplorerResults) -> None:
+        e = r.chosen(self.achievable)
+        other = r.bound if self.achievable else r.expected
+        base = self.baseline.chosen(self.achievable) if self.baseline else None
+
+        def delta(now: float, before: float | None) -> str:
+            change = relative_change(now, before)
+            return f"{change} vs base" if change else ""
+
+        d, bd = e.decode, (base.decode if base else None)
+        per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
+        idle = d.phase.idle_core_pct
+        idle_delta = "" if bd is None else f"{idle - bd.phase.idle_core_pct:+.1f} pt vs base"
+        ttft_ms = e.ttft_s * 1e3
+        ttft_text = f"{ttft_ms:,.1f}" if ttft_ms < 10_000 else f"{e.ttft_s:,.1f} s"
+        self._w("#headline", Headline).show_all({
+            "m-per-seq": (per_seq, f"{per_seq:,.1f}", delta(per_seq, bd and bd.tokens_per_s_per_seq)),
+            "m-aggregate": (total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
+                            delta(total, bd and bd.tokens_per_s)),
+            "m-idle": (idle, f"{idle:.1f}", idle_delta),
+            "m-ttft": (ttft_ms, ttft_text, delta(e.ttft_s, base and base.ttft_s)),
+        })
+        other_label = "spec bound" if self.achievable else "expected"
+        crossover = r.compute_bound_batch(self.achievable)
+        m = r.memory
+        if crossover is None:
+            turn = "never turns compute-bound"
+        else:
+            beyond = " (beyond the memory limit)" if crossover > m.max_batch else ""
+            turn = f"turns compute-bound at batch {crossover:,}{beyond}"
+        c = r.chosen_ceilings(self.achievable)
+        self._w("#verdict", Verdict).show(
+            f"[b]{self.ceiling.label}[/b]: decode is [b]{d.phase.limited_by}-bound[/b] "
+            f"({d.phase.arithmetic_intensity_flops_per_byte:,.1f} FLOP/B vs ridge "
+            f"{flop_per_byte(c.ridge_flops_per_byte)}), {turn}; "
+            f"{other_label}: {other.decode.tokens_per_s_per_seq:,.1f} tok/s/seq, TTFT {duration(other.ttft_s)}",
+            markup=True)
+        used, cap = m.per_device_bytes, m.capacity_bytes
+        width = 30
+        filled = min(width, round(width * used / cap)) if cap else width
+        bar = "#" * filled + "." * (width - filled)
+        verdict = "fits" if m.fits else "DOES NOT FIT: the numbers above cannot run as set"
+        mem_bar = self._w("#memory-bar", WrappedText)
+        mem_bar.set_class(not m.fits, "-overflow")
+        self._w("#headline", Headline).set_class(not m.fits, "-overflow")
+        mem_bar.show(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
+
+    def _draw_ops(self, r: ExplorerResults) -> None:
+        """Fill the ops table (the cursor stays on the same op when it is still listed)."""
+        from roofline.models.estimate import time_op
+
+        c = r.chosen_ceilings(self.achievable)
+        rows: list[list[str]] = []
+        keys: list[str] = []
+        ops_in_order = []
+        for ops in (r.prefill_ops, r.decode_ops):
+            timed = [(op, time_op(op, c)) for op in ops]
+            total = sum(op.count * float(t.time_s) for op, t in timed)
+            for op, t in timed:
+                ai = "-" if op.kind == "collective" else f"{float(op.arithmetic_intensity_flops_per_byte):,.1f}"
+                rows.append([op.phase, op.name, str(op.count), si(float(op.flops), ""), si(float(op.weight_bytes), "B"),
+                             si(float(op.activation_bytes), "B"), si(float(op.kv_read_bytes), "B"),
+                             si(float(op.kv_write_bytes), "B"), ai, t.limited_by, duration(op.count * float(t.time_s)),
+                             f"{100 * op.count * float(t.time_s) / total:.1f}%"])
+                keys.append(f"{op.phase}/{op.name}")
+                ops_in_order.append(op)
+        self._op_rows = ops_in_order
+        table = self._w("#ops-table", OpsTable)
+        table.set_rows(list(OPS_HEADER), rows, keys)
+        self._show_formula(table.cursor_row)  # the highlighted row's formula, with this scenario's numbers
+
+    def on_ops_table_row_highlighted(self, event: OpsTable.RowHighlighted) -> None:
+        self._show_formula(event.row)
+
+    def _show_formula(self, row: int) -> None:
+        rows = getattr(self, "_op_rows", [])
+        if self.results is None or not 0 <= row < len(rows):
+            return
+        c = self.results.chosen_ceilings(self.achievable)
+        self._w("#op-formula", WrappedText).show(explain_op(rows[row], c, self.results.scenario.parallelism.pp))
+
+    def _draw_compare(self, r: ExplorerResults) -> None:
+        """The workload on each device: no throughput or price where it does not fit; each device's own price
+        ($/Mtok = the devices' price per hour / output tokens per hour of this generation, x 1e6)."""
+        table = self._w("#compare-table", DataTable)
+        table.clear()
+        ids = list(dict.fromkeys([r.scenario.hardware.id, *self.compare_ids]))
+        for hw_id in ids:
+            try:
+                s = build_scenario(replace(self.form, hardware_id=hw_id), self.catalog)
+                other = compute_results(s, self.shown_context)
+            except (FormError, ModelInputError) as err:
+                table.add_row(Text(hw_id), "-", "-", "-", "-", Text(f"n/a: {err}"), "-", "-", key=hw_id)
+                continue
+            e = other.chosen(self.achievable)
+            price = (self.form.price_per_device_hour if hw_id == r.scenario.hardware.id else None) or getattr(
+                s.hardware, "price_usd_per_hour", None)
+            marker = "> " if hw_id == r.scenario.hardware.id else "  "
+            if not other.memory.fits:
+                table.add_row(Text(marker + s.hardware.name), "-", "-", "-", "-", "NO: does not fit",
+                              f"{other.memory.max_batch:,}", "-", key=hw_id)
+                continue
+            cost = "-"
+            if price:
+                dollars_per_s = price * s.parallelism.devices / 3600
+                cost = f"{dollars_per_s / e.output_tokens_per_s * 1e6:,.2f}"
+            table.add_row(Text(marker + s.hardware.name), f"{e.decode.tokens_per_s_per_seq:,.1f}",
+                          f"{e.decode.tokens_per_s:,.0f}", duration(e.ttft_s), f"{e.decode.phase.idle_core_pct:.1f}",
+                          "yes", f"{other.memory.max_batch:,}", cost, key=hw_id)
+
+    def action_explain_gap(self) -> None:
+        from roofline.models.report import decode_gap_dict, expected_assumption_rows
+        from roofline.tui.explorer.dialogs import GapScreen
+        from roofline.tui.views.report_text import assumption_lines, gap_lines
+
+        if self.results is None:
+            return
+        scenario = self.results.scenario
+        lines = [*gap_lines(decode_gap_dict(scenario)), "", *assumption_lines(expected_assumption_rows(scenario))]
+        self.app.push_screen(GapScreen(lines))
