@@ -69,9 +69,9 @@ def _concurrency_list(text: str) -> list[int]:
 
 
 def _price_list(text: str) -> list[float | None]:
-    """``P`` or ``a,b,c`` in the order of --hardware; ``-`` keeps that device's preset price."""
+    """``P`` or ``a,b,c`` in the order of --hardware; ``preset`` keeps that device's preset price."""
     one = _number("--price-per-hour", low=0, high=1_000_000)
-    return [None if part.strip() == "-" else float(one(part)) for part in text.split(",")]
+    return [None if part.strip().lower() in ("preset", "-") else float(one(part)) for part in text.split(",")]
 
 
 def add_plan_parser(sub) -> argparse.ArgumentParser:
@@ -104,7 +104,7 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
                       help="probability that a drafted token is accepted, 0..1")
     plan.add_argument("--price-per-hour", dest="plan_prices", type=_price_list, metavar="P|a,b,c",
                       help="price of one device for an hour, $ (default: the preset's published price, else none); "
-                      "with several --hardware, one per device in that order, '-' keeps a preset's price")
+                      "with several --hardware, one per device in that order, 'preset' keeps a preset's price")
     plan.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                       help="output format; json: schema_version, model, mix, targets_asked, speculation, "
                       "assumptions, and per device (or under devices: a list) hardware, tp, pp, devices, "
@@ -170,7 +170,7 @@ def _prices(args: argparse.Namespace, ids: list[str]) -> list[float | None]:
     if len(args.plan_prices) != len(ids):
         if len(ids) > 1 and len(args.plan_prices) == 1:
             raise _Usage(f"--price-per-hour: give one price per device ({len(ids)}, in the order of --hardware; "
-                         "'-' keeps a preset's price): devices do not share one price")
+                         "'preset' keeps a preset's price): devices do not share one price")
         raise _Usage(f"--price-per-hour: {len(args.plan_prices)} prices for {len(ids)} device(s) of --hardware")
     return list(args.plan_prices)
 
@@ -239,7 +239,7 @@ def _device_plan(scenario, mix, options, args, itl_s, ttft_s, rate) -> dict[str,
     memory = kv_cache_plan(scenario, mix, options)
     return {
         "hardware": hw.id, "hardware_name": hw.name, "tp": scenario.parallelism.tp, "pp": scenario.parallelism.pp,
-        "devices": scenario.parallelism.devices, "engine": scenario.engine,
+        "devices_per_replica": scenario.parallelism.devices, "engine": scenario.engine,
         "engine_name": engine_profile(scenario.engine).name,
         "price_usd_per_hour": price,
         "price_source": ("--price-per-hour" if override is not None else (hw.price_source or None)
@@ -257,7 +257,7 @@ def _cheapest(device_plans: list[dict[str, Any]], rate) -> dict[str, Any] | None
     priced, unpriced = [], []
     for plan in device_plans:
         targets = plan["expected"]["targets"]
-        devices = plan["devices"]
+        devices = plan["devices_per_replica"]
         if rate is not None:
             found = targets["devices_for_rate"]
             value = found["usd_per_hour"] if found["found"] else None

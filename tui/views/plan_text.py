@@ -71,7 +71,7 @@ def _device_lines(d: dict[str, Any]) -> list[str]:
     price = (f"${d['price_usd_per_hour']:,.2f} per device-hour ({d['price_source']})"
              if d["price_usd_per_hour"] is not None else f"{NO_PRICE} (give --price-per-hour for $ columns)")
     return [
-        f"{d['hardware_name']}: tp {d['tp']} x pp {d['pp']} = {d['devices_per_replica']} device(s) per replica; "
+        f"{d['hardware_name']}: tp {d['tp']} x pp {d['pp']} = {d['devices_per_replica']} device(s) per replica",
         f"expected's overheads: engine {d['engine_name']}",
         f"price: {price}",
         f"memory per device: {mem['num_blocks']:,} KV blocks of {mem['block_size_tokens']} tokens, "
@@ -155,7 +155,7 @@ def render_text(plan: dict[str, Any]) -> str:
 def render_markdown(plan: dict[str, Any]) -> str:
     lines = [f"## Serving plan: {_heading(plan)[0]}", "", *[f"- {line}" for line in _heading(plan)[1:]]]
     for d in _devices(plan):
-        lines += ["", f"### {d['hardware_name']} (tp {d['tp']} x pp {d['pp']})", ""]
+        lines += ["", f"### {_device_lines(d)[0]}", ""]
         lines += [f"- {line}" for line in _device_lines(d)[1:] + _target_lines(d, plan["targets_asked"])]
         lines += ["", "| " + " | ".join(HEADER) + " |", "|" + " ---: |" * len(HEADER)]
         lines += ["| " + " | ".join(_row(p)) + " |" for p in d["expected"]["frontier"]]
