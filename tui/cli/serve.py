@@ -398,6 +398,7 @@ def server_class():
 
         def __init__(self, websocket: web.WebSocketResponse, service: AppService) -> None:
             self.websocket, self.service = websocket, service
+            self.starting: asyncio.Future | None = None  # service.start(): the process is being opened
             self._ending: asyncio.Task | None = None
 
         def end(self) -> asyncio.Task:
@@ -407,6 +408,8 @@ def server_class():
             return self._ending
 
         async def _end(self) -> None:
+            if self.starting is not None:  # Ctrl+C while the process is being opened: wait for its handle
+                await asyncio.wait({self.starting})
             stopping = asyncio.ensure_future(self.service.stop())  # sends "quit", then waits for the relay
             process = getattr(self.service, "_process", None)  # private: see TEXTUAL_SERVE_CHECKED
             if process is not None:
@@ -467,7 +470,8 @@ def server_class():
             session = Session(websocket, service)
             self.sessions.add(session)
             try:
-                await service.start(columns, rows)
+                session.starting = asyncio.ensure_future(service.start(columns, rows))
+                await session.starting
                 await relay(websocket, service)
             except Exception as err:  # a session's failure ends that session, never the server
                 _log(f"session ended by an error: {type(err).__name__}: {err}")
