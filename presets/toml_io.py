@@ -26,7 +26,7 @@ _LINE_IN_MESSAGE = re.compile(r"line (\d+)")
 _HEADER = re.compile(r"^\s*\[+([^\]]+)\]")
 _ASSIGNMENT = re.compile(r"""^\s*(?:"([^"]*)"|'([^']*)'|([A-Za-z0-9_-]+))\s*=""")
 _LONG_NUMBER = re.compile(r"[0-9][0-9_]{1000,}")
-_DEEP_OPENING = re.compile(r"(?:[\[{]\s*){100,}")
+_DEEP_OPENING = re.compile(r"(?:[\[{][^\[\]{}\n]{0,16}){100,}")
 
 
 def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
@@ -59,7 +59,8 @@ def long_number_line(text: str) -> int | None:
 
 
 def deep_nesting_line(text: str) -> int | None:
-    """1-based line of the first run of 100 or more opening brackets (where a parser's recursion runs out)."""
+    """1-based line of the first run of 100 or more opening brackets, each within 16 characters of the last
+    (``[[[``, ``{a={a=``): where a parser's recursion runs out."""
     match = _DEEP_OPENING.search(text)
     return None if match is None else text.count("\n", 0, match.start()) + 1
 
