@@ -266,3 +266,15 @@ def test_per_user_speed_never_rises_with_concurrency_in_the_output(values):
         assert [p["concurrency"] for p in points] == sorted(set(map(float, values)))
         speeds = [p["tokens_per_s_per_user"] for p in points]
         assert all(b <= a * (1 + 1e-12) for a, b in zip(speeds, speeds[1:], strict=False))
+
+
+def test_a_model_that_does_not_fit_says_so(capsys):
+    """Llama 3.1 70B in bf16 is about 141 GB of weights; an L4 holds 24 GB: no KV block is left, nothing fits."""
+    argv = ["plan", "--hardware", "l4", "--model", "llama-3.1-70b", "--itl-ms", "50", "--ttft-ms", "1000"]
+    plan = _json(argv, capsys)
+    assert plan["memory"]["max_concurrency"] == 0 and plan["memory"]["fits"] is False
+    assert [p["fits"] for p in plan["expected"]["frontier"]] == [False]
+    assert plan["expected"]["targets"]["max_concurrency"] == 0
+    assert plan["expected"]["targets"]["max_concurrency_point"] is None
+    code, out, _ = run_cli(argv, capsys)
+    assert code == 0 and "not one request fits in memory" in out and "DOES NOT FIT" in out

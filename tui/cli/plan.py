@@ -107,8 +107,9 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
                       "with several --hardware, one per device in that order, 'preset' keeps a preset's price")
     plan.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                       help="output format; json: schema_version, model, mix, targets_asked, speculation, "
-                      "assumptions, and per device (or under devices: a list) hardware, tp, pp, devices, "
-                      "price_usd_per_hour, price_source, memory, expected and bound {frontier, targets}")
+                      "assumptions, and per device (several: under devices, a list, and cheapest) hardware, tp, "
+                      "pp, devices_per_replica, price_usd_per_hour, price_source, memory, expected and bound "
+                      "{frontier, targets}")
     return plan
 
 

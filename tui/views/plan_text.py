@@ -86,8 +86,9 @@ def _target_lines(d: dict[str, Any], asked: dict[str, Any]) -> list[str]:
     if exp["max_concurrency"] is not None:
         point = exp["max_concurrency_point"]
         if point is None:
-            lines.append(f"max concurrency meeting the targets: none, even 1 request misses them "
-                         f"(bound, a ceiling: {bnd['max_concurrency']:,})")
+            why = ("not one request fits in memory" if d["memory"]["max_concurrency"] < 1
+                   else f"even 1 request misses them (bound, a ceiling: {bnd['max_concurrency']:,})")
+            lines.append(f"max concurrency meeting the targets: none, {why}")
         else:
             lines.append(f"max concurrency meeting the targets: {exp['max_concurrency']:,} (bound, a ceiling: "
                          f"{bnd['max_concurrency']:,}); there {point['tokens_per_s_per_user']:,.1f} tok/s/user, "
