@@ -470,11 +470,12 @@ async def test_a_rebound_host_gets_403(server):
     status, _, _ = await _upgrade(server.port, headers={"Host": f"evil.example:{server.port}",
                                                         "Origin": f"http://evil.example:{server.port}"})
     assert status == 403 and _children(server.proc.pid) == []
-    request = urllib.request.Request(server.base + "/", headers={"Host": f"evil.example:{server.port}"})
-    with pytest.raises(urllib.error.HTTPError) as err:
-        urllib.request.urlopen(request, timeout=WATCHDOG_S)
-    assert err.value.code == 403
-    assert err.value.read().decode().count("\n") == 1
+    for path in ("/", "/download/some-key"):
+        request = urllib.request.Request(server.base + path, headers={"Host": f"evil.example:{server.port}"})
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(request, timeout=WATCHDOG_S)
+        assert err.value.code == 403, path
+        assert err.value.read().decode().count("\n") == 1
 
 
 @pytest.mark.slow

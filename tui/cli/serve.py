@@ -456,7 +456,8 @@ def server_class():
                                          "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff"})
 
         async def handle_download(self, request: web.Request) -> web.StreamResponse:
-            return self._refuse(request, websocket=False) or await super().handle_download(request)
+            refused = self._refuse(request, websocket=False)
+            return refused if refused is not None else await super().handle_download(request)
 
         async def handle_websocket(self, request: web.Request) -> web.StreamResponse:
             refused = self._refuse(request, websocket=True)
