@@ -40,6 +40,8 @@ RATE_METRICS = ("decode_tokens_per_s_per_seq", "prefill_tokens_per_s", "output_t
                 "output_tokens_per_s_per_gpu")
 TIME_METRICS = ("ttft_ms", "itl_ms", "e2e_s")
 METRICS = RATE_METRICS + TIME_METRICS
+# A serving benchmark's metrics (rows with a concurrency: continuous batching, serving.py), SI units.
+SERVING_METRICS = ("ttft_s", "itl_s", "output_tokens_per_s_per_device")
 
 
 def predict(scenario: Scenario, e: Estimate, metric: str) -> float:

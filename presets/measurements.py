@@ -9,9 +9,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from roofline.models.engines import DEFAULT_ENGINE, ENGINES
 from roofline.models.errors import ModelInputError
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
-from roofline.models.validation import METRICS
+from roofline.models.validation import METRICS, SERVING_METRICS
 
 from .loader import PresetFileError, load_hardware, load_model
 from .safe_files import clip, clip_repr, read_text_capped
@@ -24,16 +25,34 @@ NumberCheck = Callable[[str, float], "float | int"]
 
 REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "batch", "prompt", "output", "metric",
                     "value")
+# Optional: ``engine`` (engines.ENGINES; empty: the default), ``family`` (the source family; empty: the id's prefix),
+# ``concurrency`` (a serving benchmark's requests in flight; empty: a static batch), ``rate`` (its request rate per
+# second; empty or ``inf``: all at once).
+OPTIONAL_COLUMNS = ("engine", "family", "concurrency", "rate")
 
 
 @dataclass(frozen=True, slots=True)
 class MeasurementRow:
+    """One measurement. ``scenario.engine`` is the engine it is scored with; ``stated_engine`` the file's (an engine
+    with no profile, e.g. ``mlx``, is scored with the default and keeps its name here). ``concurrency`` and
+    ``rate_per_s``: a serving benchmark's (``None``: a static batch; ``rate_per_s`` None: all requests at once)."""
+
     id: str
     family: str
     scenario: Scenario
     metric: str
     value: float
     source: str
+    stated_engine: str = DEFAULT_ENGINE
+    concurrency: int | None = None
+    rate_per_s: float | None = None
+
+    @property
+    def engine_note(self) -> str:
+        """Why the row is not scored with its stated engine ("" when it is)."""
+        if self.stated_engine == self.scenario.engine:
+            return ""
+        return f"engine {self.stated_engine!r} has no profile: scored with {self.scenario.engine}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +91,24 @@ def _whole(raw: dict, column: str, check: NumberCheck | None, default: str | Non
     return value
 
 
+def _serving(raw: dict) -> tuple[int | None, float | None]:
+    """(concurrency, rate per s) from the optional columns; (None, None) for a static-batch row."""
+    text = (raw.get("concurrency") or "").strip()
+    if not text:
+        return None, None
+    if len(text) > _MAX_NUMBER_CHARS or not text.isdigit() or int(text) < 1:
+        raise ValueError(f"concurrency: {clip_repr(text, 40)} is not a whole number >= 1")
+    rate_text = (raw.get("rate") or "").strip()
+    if not rate_text or rate_text.lower() == "inf":
+        return int(text), None
+    if len(rate_text) > _MAX_NUMBER_CHARS:
+        raise ValueError(f"rate: {clip_repr(rate_text, 40)} is not a number of plausible length")
+    rate = float(rate_text)
+    if not (math.isfinite(rate) and rate > 0):
+        raise ValueError(f"rate must be finite and > 0 (or inf), got {clip_repr(rate_text)}")
+    return int(text), rate
+
+
 def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[list[MeasurementRow], list[SkippedRow]]:
     """Rows that can be evaluated, and the ones that cannot with the reason (line numbers 1-based).
 
@@ -97,9 +134,12 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
                 raise csv.Error(f"field {clip(str(too_long), 40)!r} longer than {_MAX_FIELD_CHARS:,} characters")
             row_id = clip(raw.get("id") or f"line {line}", 40)
             try:
+                concurrency, rate_per_s = _serving(raw)
                 metric = raw["metric"]
-                if metric not in METRICS:
-                    raise ValueError(f"metric {clip_repr(metric)} is not one of {', '.join(METRICS)}")
+                known = METRICS + SERVING_METRICS if concurrency is not None else METRICS
+                if metric not in known:
+                    raise ValueError(f"metric {clip_repr(metric)} is not one of {', '.join(known)}")
+                stated_engine = (raw.get("engine") or "").strip() or DEFAULT_ENGINE
                 value_text = raw["value"].strip()
                 if len(value_text) > _MAX_NUMBER_CHARS:
                     raise ValueError(f"value {clip_repr(value_text, 40)} is not a number of plausible length")
@@ -120,6 +160,7 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
                                       prompt_tokens=_whole(raw, "prompt", check),
                                       output_tokens=_whole(raw, "output", check)),
                     parallelism=Parallelism(tp=_whole(raw, "tp", check), pp=_whole(raw, "pp", check, "1")),
+                    engine=stated_engine if stated_engine in ENGINES else DEFAULT_ENGINE,
                 )
             except KeyError as err:
                 skipped.append(SkippedRow(row_id, line, f"unknown preset id {clip(str(err))}"))
@@ -127,8 +168,10 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
             except (ValueError, TypeError, ArithmeticError, ModelInputError, PresetFileError) as err:
                 skipped.append(SkippedRow(row_id, line, clip(str(err), 300)))
                 continue
-            rows.append(MeasurementRow(row_id, row_id.split("-")[0], scenario, metric, value,
-                                       clip(raw.get("source") or "", 300)))
+            family = clip((raw.get("family") or "").strip(), 40) or row_id.split("-")[0]
+            rows.append(MeasurementRow(row_id, family, scenario, metric, value, clip(raw.get("source") or "", 300),
+                                       stated_engine=clip(stated_engine, 40), concurrency=concurrency,
+                                       rate_per_s=rate_per_s))
     except csv.Error as err:
         raise ValueError(f"{path}:{reader.line_num}: not a valid CSV: {clip(str(err), 120)}") from None
     return rows, skipped

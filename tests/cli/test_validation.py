@@ -23,11 +23,13 @@ BOUND_HELD_SHARE = 1.0
 
 
 def test_dev_set_summary_does_not_get_worse(capsys):
-    """84 published measurements (gpt-fast, LMDeploy, TensorRT-LLM, vLLM); see tests/data/ for sources."""
+    """84 published measurements (gpt-fast, LMDeploy, TensorRT-LLM, vLLM); see tests/data/ for sources. LM-06
+    (batch 64 on an A100 80GB that holds 62 such sequences) ran in waves: left out of the summary, with the reason."""
     assert main(["validate", str(DEV), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     summary = out["summary"]
-    assert summary["rows"] == 84 and out["skipped"] == []
+    assert summary["rows"] == 83 and out["skipped"] == []
+    assert [m["id"] for m in out["memory_flagged"]] == ["LM-06"]
     assert summary["median_abs_error"] <= MEDIAN_ABS_ERROR
     assert summary["p80_abs_error"] <= P80_ABS_ERROR
     assert summary["bound_held_share"] >= BOUND_HELD_SHARE

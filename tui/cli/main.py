@@ -120,6 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
                           "output, metric, value")
     validate.add_argument("--format", choices=("text", "json"), default="text",
                           help="output format; json: schema_version, summary, by_family, by_metric, rows, skipped")
+    validate.add_argument("--holdout", choices=("family",), default=None,
+                          help="also score each source family with the fitted factors refitted without it")
+    validate.add_argument("--engine", default=None, metavar="ENGINE",
+                          help="score every row with this engine instead of the row's engine column")
 
     calibrate = sub.add_parser("calibrate", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                                help="back-solve this box's efficiency from a measured decode speed")

@@ -1,58 +1,168 @@
-"""``roofline validate FILE``: expected and bound against published measurements."""
+"""``roofline validate FILE``: expected and bound against published measurements.
+
+Each row is scored with its ``engine`` column (the default engine where empty; ``--engine`` scores every row with
+one engine instead). Rows whose configuration does not fit in device memory as stated
+(:func:`models.validation.memory_flags`) are left out of the summary and listed with the reason; serving rows (with
+a ``concurrency``) are not scored and are named in one line. ``--holdout family`` adds leave-one-family-out scores
+(:func:`models.validation.leave_one_family_out`): in-sample and held-out error per source family and overall.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from argparse import Namespace
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
-from roofline.models.validation import RowResult, evaluate, summarize
-from roofline.presets.measurements import read_measurements
+from roofline.models.validation import (
+    HoldoutReport,
+    RowResult,
+    Summary,
+    ValidationCase,
+    evaluate,
+    leave_one_family_out,
+    memory_flags,
+    summarize,
+)
+from roofline.presets.measurements import MeasurementRow, read_measurements
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 VALIDATE_SCHEMA_VERSION = 1
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class Scored:
+    """What ``validate`` made of a file: the scored rows and results, and what it left out and why."""
+
+    rows: list[MeasurementRow]
+    results: list[RowResult]
+    flagged: list[tuple[MeasurementRow, str]]
+    serving: list[MeasurementRow]
+    holdout: HoldoutReport | None
+
+
+def _case(row: MeasurementRow, engine: str | None) -> ValidationCase:
+    scenario = row.scenario if engine is None else dataclasses.replace(row.scenario, engine=engine)
+    return ValidationCase(id=row.id, family=row.family, scenario=scenario, metric=row.metric, measured=row.value)
+
+
+def score(rows: list[MeasurementRow], *, engine: str | None = None, holdout: str | None = None) -> Scored:
+    """Score the static-batch rows that fit in memory (with ``engine`` for all when given); flag the rest."""
+    static = [r for r in rows if r.concurrency is None]
+    serving = [r for r in rows if r.concurrency is not None]
+    cases = [_case(r, engine) for r in static]
+    reasons = {flag.id: flag.reason for flag in memory_flags(cases)}
+    kept = [(r, c) for r, c in zip(static, cases, strict=True) if r.id not in reasons]
+    flagged = [(r, reasons[r.id]) for r in static if r.id in reasons]
+    if not kept:
+        raise ValueError("no row could be scored (every row was skipped, flagged or a serving row)")
+    report = leave_one_family_out([c for _, c in kept]) if holdout == "family" else None
+    results = (report.in_sample if report is not None
+               else [evaluate(c.id, c.scenario, c.metric, c.measured) for _, c in kept])
+    return Scored(rows=[r for r, _ in kept], results=results, flagged=flagged, serving=serving, holdout=report)
+
+
+def _engine_notes(rows: list[MeasurementRow]) -> list[str]:
+    notes = Counter(r.engine_note for r in rows if r.engine_note)
+    return [f"{note} ({n} row{'s' if n > 1 else ''})" for note, n in sorted(notes.items())]
+
+
+def _serving_note(serving: list[MeasurementRow]) -> str:
+    if not serving:
+        return ""
+    ids = [r.id for r in serving]
+    named = ", ".join(ids[:3]) + (f", ... {ids[-1]}" if len(ids) > 3 else "")
+    return (f"not scored: {len(ids)} serving row{'s' if len(ids) > 1 else ''} with a concurrency ({named}): "
+            "continuous batching is modelled by `roofline plan`, not by validate")
+
+
+def _holdout_dict(h: HoldoutReport) -> dict[str, Any]:
+    return {
+        "refitted": h.refitted,
+        "note": h.note,
+        "in_sample": h.in_sample_summary.as_dict(),
+        "held_out": h.held_out_summary.as_dict(),
+        "by_family": {fam: {"in_sample": a.as_dict(), "held_out": b.as_dict()} for fam, (a, b) in h.by_family.items()},
+        "factors": [{"name": f.name, "shipped": f.shipped, "in_sample_fit": f.in_sample_fit,
+                     "without_family": f.without_family} for f in h.factors],
+    }
+
+
+def _line(label: str, s: Summary) -> str:
+    return (f"{label:32} rows {s.rows:3}  median |error| {100 * s.median_abs_error:5.1f}%  "
+            f"p80 {100 * s.p80_abs_error:5.1f}%  bound held {100 * s.bound_held_share:5.1f}%")
+
+
+def _holdout_lines(h: HoldoutReport) -> list[str]:
+    def pair(label: str, a: Summary, b: Summary) -> str:
+        return (f"{label:20} rows {a.rows:3}  in-sample median {100 * a.median_abs_error:5.1f}% p80 "
+                f"{100 * a.p80_abs_error:5.1f}%  held-out median {100 * b.median_abs_error:5.1f}% p80 "
+                f"{100 * b.p80_abs_error:5.1f}%")
+
+    lines = ["leave-one-family-out: " + h.note, pair("all", h.in_sample_summary, h.held_out_summary)]
+    lines += [pair(f"  family {fam}", a, b) for fam, (a, b) in h.by_family.items()]
+    for f in h.factors:
+        fits = ", ".join(f"{fam} {'prior' if v is None else f'{v:.3f}'}" for fam, v in f.without_family.items())
+        in_sample = "none" if f.in_sample_fit is None else f"{f.in_sample_fit:.3f}"
+        lines.append(f"  factor {f.name}: shipped {f.shipped:.3f}, fit on all {in_sample}; without each family: "
+                     f"{fits}")
+    return lines
 
 
 def run_validate(args: Namespace) -> int:
     rows, skipped = read_measurements(Path(args.file))
     if not rows:
         raise ValueError(f"{args.file}: no row could be evaluated")
-    results: list[RowResult] = [evaluate(r.id, r.scenario, r.metric, r.value) for r in rows]
+    engine = getattr(args, "engine", None)
+    s = score(rows, engine=engine, holdout=getattr(args, "holdout", None))
     by_family: dict[str, list[RowResult]] = defaultdict(list)
     by_metric: dict[str, list[RowResult]] = defaultdict(list)
-    for row, result in zip(rows, results, strict=True):
+    for row, result in zip(s.rows, s.results, strict=True):
         by_family[row.family].append(result)
         by_metric[result.metric].append(result)
-    summary = summarize(results)
+    summary = summarize(s.results)
+    engine_notes = [] if engine else _engine_notes(s.rows)
     if args.format == "json":
-        print(json.dumps({
+        out: dict[str, Any] = {
             "schema_version": VALIDATE_SCHEMA_VERSION,
+            "engine_override": engine,
             "summary": summary.as_dict(),
             "by_family": {k: summarize(v).as_dict() for k, v in sorted(by_family.items())},
             "by_metric": {k: summarize(v).as_dict() for k, v in sorted(by_metric.items())},
-            "rows": [{"id": r.id, "metric": r.metric, "measured": r.measured, "expected": r.expected,
-                      "bound": r.bound, "expected_error": r.expected_error, "bound_held": r.bound_held}
-                     for r in results],
-            "skipped": [{"id": s.id, "line": s.line, "reason": s.reason} for s in skipped],
-        }, indent=2))
+            "rows": [{"id": r.id, "family": row.family, "engine": engine or row.scenario.engine, "metric": r.metric,
+                      "measured": r.measured, "expected": r.expected, "bound": r.bound,
+                      "expected_error": r.expected_error, "bound_held": r.bound_held}
+                     for row, r in zip(s.rows, s.results, strict=True)],
+            "skipped": [{"id": k.id, "line": k.line, "reason": k.reason} for k in skipped],
+            "memory_flagged": [{"id": row.id, "reason": reason} for row, reason in s.flagged],
+            "serving_not_scored": [{"id": row.id, "concurrency": row.concurrency} for row in s.serving],
+            "engine_notes": engine_notes,
+        }
+        if s.holdout is not None:
+            out["holdout"] = _holdout_dict(s.holdout)
+        print(json.dumps(out, indent=2))
         return 0
     print(f"{'id':8} {'metric':30} {'measured':>10} {'expected':>10} {'bound':>10} {'error':>7}  bound held")
-    for r in results:
+    for r in s.results:
         print(f"{r.id:8} {r.metric:30} {r.measured:10.4g} {r.expected:10.4g} {r.bound:10.4g} "
               f"{100 * r.expected_error:+6.1f}%  {'yes' if r.bound_held else 'NO'}")
-
-    def line(label: str, group: list[RowResult]) -> str:
-        s = summarize(group)
-        return (f"{label:32} rows {s.rows:3}  median |error| {100 * s.median_abs_error:5.1f}%  "
-                f"p80 {100 * s.p80_abs_error:5.1f}%  bound held {100 * s.bound_held_share:5.1f}%")
-
     print()
-    print(line("all", results))
+    print(_line("all", summary))
     for family, group in sorted(by_family.items()):
-        print(line(f"  source {family}", group))
+        print(_line(f"  source {family}", summarize(group)))
     for metric, group in sorted(by_metric.items()):
-        print(line(f"  metric {metric}", group))
-    for s in skipped:
-        print(f"skipped {s.id} (line {s.line}): {s.reason}")
+        print(_line(f"  metric {metric}", summarize(group)))
+    if s.holdout is not None:
+        print()
+        print("\n".join(_holdout_lines(s.holdout)))
+    for row, reason in s.flagged:
+        print(f"left out {row.id}: {reason}")
+    if s.serving:
+        print(_serving_note(s.serving))
+    for note in engine_notes:
+        print(f"note: {note}")
+    for k in skipped:
+        print(f"skipped {k.id} (line {k.line}): {k.reason}")
     return 0

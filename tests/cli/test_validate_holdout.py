@@ -1,0 +1,154 @@
+"""`roofline validate` with engines, memory flags, serving rows and `--holdout family` on both published sets."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from roofline.models.estimate import scenario_ceilings
+from roofline.models.inference import estimate
+from roofline.models.validation import RowResult, ValidationCase, evaluate, memory_flags
+from roofline.presets.measurements import read_measurements
+from roofline.tui.cli.main import main
+
+DATA = Path(__file__).parents[1] / "data"
+DEV = DATA / "measured-dev-validation.csv"
+HELDOUT = DATA / "measured-heldout.csv"
+HEADER = "id,hardware,tp,pp,model,weights,kv,batch,prompt,output,metric,value,engine,family,concurrency,rate\n"
+
+# Regression guards (not tuning targets): the figures measured when these tests were written, plus 0.005.
+# (file, --engine or None for the rows' own engines) -> held-out (median, p80) |error| under leave-one-family-out
+HELD_OUT_GUARD = {
+    ("measured-dev-validation", None): (0.100, 0.220),
+    ("measured-heldout", None): (0.633, 0.808),
+    ("measured-heldout", "generic"): (0.186, 0.492),
+}
+MARGIN = 0.005
+
+# Rows where `bound` is beaten, each with its reason (README, accuracy section). All six are llama.cpp F16 prefill
+# on 2-8 GeForce cards in layer split: ggml-cuda runs F16 GEMMs through cuBLAS with CUBLAS_COMPUTE_16F (FP16
+# accumulate, twice the FP32-accumulate rate the rtx-3090/4090 presets give as their fp16 peak; the presets' notes
+# name the FP16-accumulate figures), and llama.cpp pipelines micro-batches over the layer-split GPUs where the model
+# runs the stages one after another.
+BOUND_BEATEN = {"XD-024", "XD-036", "XD-055", "XD-056", "XD-063", "XD-064"}
+
+
+def _validate_json(path: Path, *extra: str, capsys) -> dict:
+    assert main(["validate", str(path), "--format", "json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+@pytest.mark.parametrize(("name", "engine"), list(HELD_OUT_GUARD))
+def test_held_out_figures_do_not_get_worse(name, engine, capsys):
+    out = _validate_json(DATA / f"{name}.csv", "--holdout", "family", *(["--engine", engine] if engine else []),
+                         capsys=capsys)
+    held_out = out["holdout"]["held_out"]
+    median, p80 = HELD_OUT_GUARD[(name, engine)]
+    assert held_out["median_abs_error"] <= median + MARGIN
+    assert held_out["p80_abs_error"] <= p80 + MARGIN
+    # in-sample and held-out are both reported, per family and overall, over the same rows
+    assert out["holdout"]["in_sample"]["rows"] == held_out["rows"] == out["summary"]["rows"]
+    assert set(out["holdout"]["by_family"]) == set(out["by_family"])
+
+
+def test_bound_holds_on_97_percent_of_both_files_and_every_miss_is_explained(capsys):
+    rows = _validate_json(DEV, capsys=capsys)["rows"] + _validate_json(HELDOUT, capsys=capsys)["rows"]
+    missed = {r["id"] for r in rows if not r["bound_held"]}
+    assert len(rows) == 83 + 188
+    assert 1 - len(missed) / len(rows) >= 0.97
+    assert missed == BOUND_BEATEN
+
+
+def test_heldout_rows_keep_their_engine_and_family(capsys):
+    out = _validate_json(HELDOUT, capsys=capsys)
+    engines = {r["id"]: r["engine"] for r in out["rows"]}
+    families = {r["id"]: r["family"] for r in out["rows"]}
+    assert engines["XD-001"] == "llamacpp" and engines["MLC-001"] == "mlc"
+    assert families["MLC-001"] == "MLC" and families["MX-001"] == "MX"
+    # MLX has no engine profile: scored with the default engine, and the output says so
+    assert engines["MX-001"] == "generic"
+    assert any("'mlx' has no profile" in note for note in out["engine_notes"])
+
+
+def test_a_row_is_scored_with_its_engine(tmp_path):
+    """Llama-3.1-8B (32 query heads, 8 KV heads: GQA group 4) at a 32k context: TensorRT-LLM 0.5 decode attention
+    reads each KV head once per query head, so its step moves (4 - 1) x the KV read bytes more than generic's, at
+    the expected bandwidth. The bound does not depend on the engine."""
+    f = tmp_path / "m.csv"
+    f.write_text(HEADER + "E-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,32768,64,itl_ms,20,trtllm-0.5,E,,\n"
+                 "E-2,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,32768,64,itl_ms,20,,E,,\n")
+    (old, generic), _ = read_measurements(f)
+    assert old.scenario.engine == "trtllm-0.5" and generic.scenario.engine == "generic"
+    r_old = evaluate(old.id, old.scenario, old.metric, old.value)
+    r_generic = evaluate(generic.id, generic.scenario, generic.metric, generic.value)
+    e = estimate(generic.scenario, "expected")
+    kv_read_bytes_per_step = e.decode.phase.kv_read_bytes / max(e.decode.steps, 1)
+    bw = scenario_ceilings(generic.scenario, "expected").mem_bw_bytes_per_s
+    extra_ms = 3 * kv_read_bytes_per_step / bw * 1e3
+    assert r_old.expected - r_generic.expected == pytest.approx(extra_ms, rel=1e-6)
+    assert r_old.bound == r_generic.bound
+
+
+def test_rows_that_do_not_fit_are_left_out_with_the_reason(tmp_path, capsys):
+    """Llama-3.1-70B in bf16 is 141 GB of weights: it cannot run on one 80 GB H100 at any batch."""
+    f = tmp_path / "m.csv"
+    f.write_text(HEADER + "A-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,7.5,,,,\n"
+                 "A-2,h100-sxm,1,1,llama-3.1-70b,bf16,bf16,1,128,128,itl_ms,30,,,,\n")
+    out = _validate_json(f, capsys=capsys)
+    assert [r["id"] for r in out["rows"]] == ["A-1"] and out["summary"]["rows"] == 1
+    assert [m["id"] for m in out["memory_flagged"]] == ["A-2"]
+    assert "GiB per device" in out["memory_flagged"][0]["reason"]
+    assert main(["validate", str(f)]) == 0
+    text = capsys.readouterr().out
+    assert "left out A-2: needs" in text and "not as stated" in text
+
+
+def test_dev_row_that_ran_in_waves_is_flagged():
+    """LM-06: batch 64 on an A100 80GB whose memory holds 62 such sequences (memory.py), so it ran in waves."""
+    rows, _ = read_measurements(DEV)
+    cases = [ValidationCase(id=r.id, family=r.family, scenario=r.scenario, metric=r.metric, measured=r.value)
+             for r in rows]
+    flags = memory_flags(cases)
+    assert [f.id for f in flags] == ["LM-06"] and flags[0].max_batch < 64
+
+
+def test_serving_rows_are_named_in_one_line_and_not_scored(tmp_path, capsys):
+    f = tmp_path / "m.csv"
+    f.write_text(HEADER + "S-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,7.5,,,,\n"
+                 "S-2,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_s,0.01,vllm,S,16,\n"
+                 "S-3,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,ttft_s,0.05,vllm,S,16,4.5\n")
+    rows, skipped = read_measurements(f)
+    assert skipped == [] and [r.concurrency for r in rows] == [None, 16, 16]
+    assert rows[2].rate_per_s == 4.5 and rows[1].rate_per_s is None
+    assert main(["validate", str(f)]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "serving row" in line]
+    assert len(lines) == 1 and "S-2" in lines[0] and "S-3" in lines[0]
+    out = _validate_json(f, capsys=capsys)
+    assert [r["id"] for r in out["rows"]] == ["S-1"]
+    assert [s["id"] for s in out["serving_not_scored"]] == ["S-2", "S-3"]
+
+
+def test_serving_metric_without_concurrency_is_skipped(tmp_path, capsys):
+    f = tmp_path / "m.csv"
+    f.write_text(HEADER + "A-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,7.5,,,,\n"
+                 "A-2,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_s,0.01,,,,\n"
+                 "A-3,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_s,0.01,,,0,\n")
+    out = _validate_json(f, capsys=capsys)
+    reasons = {s["id"]: s["reason"] for s in out["skipped"]}
+    assert "metric" in reasons["A-2"] and "concurrency" in reasons["A-3"]
+
+
+def test_holdout_text_prints_in_sample_and_held_out_per_family(capsys):
+    assert main(["validate", str(DEV), "--holdout", "family"]) == 0
+    text = capsys.readouterr().out
+    for family in ("GF", "LM", "TR", "VL"):
+        assert f"family {family}" in text
+    assert "in-sample median" in text and "held-out median" in text and "factor weight_only_narrow" in text
+
+
+def test_row_result_bound_direction():
+    # a rate bound holds when at least the measurement, a time bound when at most it
+    assert RowResult(id="a", metric="itl_ms", measured=10, expected=9, bound=8).bound_held
+    assert not RowResult(id="a", metric="prefill_tokens_per_s", measured=10, expected=9, bound=8).bound_held
