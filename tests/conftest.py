@@ -53,3 +53,15 @@ def run_cli(argv, capsys):
         code = exit_.code
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def pytest_collection_modifyitems(config, items):
+    """Pilot tests (async, driving the app), snapshot tests and tests that start subprocesses are slow: they carry
+    the ``slow`` marker so that ``pytest -m "not slow"`` is a quick edit loop. Tests may also mark themselves."""
+    import inspect
+
+    for item in items:
+        function = getattr(item, "function", None)
+        uses = set(getattr(item, "fixturenames", ()))
+        if (function is not None and inspect.iscoroutinefunction(function)) or "snap_compare" in uses:
+            item.add_marker(pytest.mark.slow)

@@ -74,7 +74,7 @@ async def test_the_context_sweep_marks_the_context_the_step_is_shown_at():
         assert f"this step, context {app.explorer.results.shown_context:,.0f}" in chart.render().plain
         assert app.explorer.results.shown_context == 1024 + 256 / 2  # mean of the generation's decode contexts
         _, context, per_seq, kv_share = chart._last
-        assert per_seq == pytest.approx(app.explorer.results.bound.decode.tokens_per_s_per_seq, rel=0.02)  # near the mean
+        assert per_seq == pytest.approx(app.explorer.results.bound.decode.tokens_per_s_per_seq, rel=0.02)
         assert 0 < kv_share < 1
         box = app.query_one("#shown_context")
         box.value = "8192"

@@ -8,7 +8,7 @@ from pathlib import Path
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import Deck, builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
-from roofline.tui.talk.screen import BuiltSlide, DeckError, check_deck, slide_view_text
+from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_view_text
 from roofline.tui.views.slide_numbers import slide_number
 
 HANDOUT_CHART_SIZE = (100, 24)

@@ -8,7 +8,6 @@ Chart text stays ASCII: wide characters misalign plotext output.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 from rich.style import Style
@@ -17,68 +16,20 @@ from textual.geometry import Region
 from textual.strip import Strip
 from textual_plotext import PlotextPlot
 
-from roofline.models.dtypes import GGUF_INTEGER_FORMATS
-from roofline.models.estimate import Ceilings, time_op
-from roofline.models.ops import Op
+from roofline.models.estimate import Ceilings
 from roofline.models.sweeps import BatchSweep, ContextSweep
 from roofline.tui.perf import switch
 from roofline.tui.perf.plain_box import PlainBoxLines
 from roofline.tui.perf.plotext_rows import ChartRow
+from roofline.tui.views.chart_series import (  # noqa: F401 (re-exported for tests)
+    RooflinePoints,
+    decade_ticks,
+    power_of_two_ticks,
+    roofline_points,
+)
 from roofline.tui.views.formatting import flop_per_byte, si
 
 switch.install_plotext_speedups()  # a rebuild per keystroke: plotext's slowest helpers, when verified
-
-_DECADE_LABELS = {-3: "1m", -2: "10m", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k",
-                  6: "1M", 7: "10M", 8: "100M", 9: "1G", 10: "10G", 11: "100G", 12: "1T", 13: "10T",
-                  14: "100T", 15: "1P", 16: "10P", 17: "100P", 18: "1E"}
-
-
-def decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
-    """Integer log10 positions between low and high with short SI labels."""
-    first, last = math.floor(low), math.ceil(high)
-    positions = list(range(first, last + 1))
-    return [float(p) for p in positions], [_DECADE_LABELS.get(p, f"1e{p}") for p in positions]
-
-
-def power_of_two_ticks(low: float, high: float, max_ticks: int = 8) -> tuple[list[float], list[str]]:
-    exponents = list(range(math.floor(low), math.ceil(high) + 1))
-    step = max(1, math.ceil(len(exponents) / max_ticks))
-    shown = exponents[::step]
-    return [float(e) for e in shown], [si(2.0**e, "", 3).replace(" ", "") for e in shown]
-
-
-@dataclass(frozen=True, slots=True)
-class RooflinePoints:
-    """Where ops sit: log10 intensity and log10 achieved FLOP/s, per phase."""
-
-    decode_x: list[float]
-    decode_y: list[float]
-    prefill_x: list[float]
-    prefill_y: list[float]
-    step_x: float
-    step_y: float
-    integer_gemms: bool = False  # GGUF weights: GEMMs may run at the int8 peak (see Ceilings)
-
-
-def roofline_points(decode_ops: list[Op], prefill_ops: list[Op], c: Ceilings) -> RooflinePoints:
-    def place(ops: list[Op]) -> tuple[list[float], list[float]]:
-        xs, ys = [], []
-        for op in ops:
-            if op.kind == "collective" or float(op.flops) <= 0:
-                continue
-            t = float(time_op(op, c).time_s)
-            xs.append(math.log10(float(op.arithmetic_intensity_flops_per_byte)))
-            ys.append(math.log10(float(op.flops) / t))
-        return xs, ys
-
-    dx, dy = place(decode_ops)
-    px, py = place(prefill_ops)
-    flops = sum(op.count * float(op.flops) for op in decode_ops)
-    moved = sum(op.count * float(op.memory_bytes) for op in decode_ops)
-    time_s = sum(op.count * float(time_op(op, c).time_s) for op in decode_ops)
-    integer = any(op.weight_dtype in GGUF_INTEGER_FORMATS for op in (*decode_ops, *prefill_ops))
-    return RooflinePoints(dx, dy, px, py, math.log10(flops / moved), math.log10(flops / time_s), integer)
-
 
 def rows_to_text(rows: list[ChartRow]) -> Text:
     """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""

@@ -71,6 +71,7 @@ class ExplorerScreen(ScenarioActions, LiveCounters, ViewDrawing, explorer_screen
         self.problems = FieldProblems()
         self._ready_views: set[str] = set()  # lazily mounted views that are in the DOM
         self._widgets: dict = {}
+        self.seen_text: dict[str, str] = {}  # field -> the last text its Changed message brought
 
     @property
     def achievable(self) -> bool:
@@ -205,6 +206,7 @@ class ExplorerScreen(ScenarioActions, LiveCounters, ViewDrawing, explorer_screen
     @on(Input.Changed)
     def _input_changed(self, event: Input.Changed) -> None:
         field = event.input.id or ""
+        self.seen_text[field] = event.value  # what the screen has handled (tests wait for it, not for time)
         if field == "config_path":
             if not event.value.strip():
                 self._clear_invalid(field)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,7 +15,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Digits, Label, Static
 
-from roofline.presets.deck_file import Deck, Slide
+from roofline.presets.deck_file import Deck
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.explorer.charts import (
     BatchSweepChart,
@@ -25,11 +24,8 @@ from roofline.tui.explorer.charts import (
     MemoryChart,
     RooflineChart,
 )
-from roofline.tui.inputs.file_values import file_key, form_from_file_values
-from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
-from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, compare_lines, history_for, ops_table_lines
-from roofline.tui.views.history_charts import callout_lines
-from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.talk.deck import BuiltSlide, slide_view_text
+from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for
 from roofline.tui.views.slide_numbers import slide_number
 
 CHART_TYPES = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
@@ -38,47 +34,6 @@ CHART_TYPES = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": C
 _DIGITS_ONLY = re.compile(r"[0-9][0-9.,]*")
 PRESENT_HELP = ("space / right / PageDown next   left / PageUp back   Home / End first / last   "
                 "number + Enter jump   e explorer (Esc back)   n notes   t time   q quit")
-
-
-class DeckError(ValueError):
-    """A deck whose slide cannot be built: names the slide and the key."""
-
-
-@dataclass(frozen=True, slots=True)
-class BuiltSlide:
-    slide: Slide
-    form: ScenarioForm
-    results: ExplorerResults
-
-
-def build_slide(slide: Slide, catalog: PresetCatalog) -> BuiltSlide:
-    try:
-        form = form_from_file_values(slide.scenario)
-        results = compute_results(build_scenario(form, catalog))
-    except FormError as err:
-        raise DeckError(f"slide {slide.index}: scenario.{file_key(err.field)}: {err.message}") from None
-    for hw_id in slide.compare:
-        if hw_id not in catalog.hardware:
-            raise DeckError(f"slide {slide.index}: compare: unknown hardware {hw_id!r}")
-    return BuiltSlide(slide, form, results)
-
-
-def check_deck(deck: Deck, catalog: PresetCatalog) -> list[BuiltSlide]:
-    """Every slide built once, up front: a broken deck fails before the screen opens."""
-    return [build_slide(slide, catalog) for slide in deck.slides]
-
-
-def slide_view_text(built: BuiltSlide, catalog: PresetCatalog) -> list[str]:
-    """Views drawn as text (ops, compare) or the history callout; empty for chart-only views."""
-    view, r = built.slide.view, built.results
-    if view == "ops":
-        return ops_table_lines(r)
-    if view == "compare":
-        return compare_lines(catalog, r, list(built.slide.compare))
-    if view == "history":
-        data = history_for(catalog, r)
-        return callout_lines(data)[:2] if data else []
-    return []
 
 
 class PresentScreen(Screen):

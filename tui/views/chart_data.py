@@ -7,7 +7,7 @@ import math
 from roofline.models.estimate import time_op
 from roofline.models.history import default_endpoints, metric_value
 from roofline.presets.loader import PresetCatalog
-from roofline.tui.explorer.charts import roofline_points
+from roofline.tui.views.chart_series import roofline_points
 from roofline.tui.views.formatting import duration
 from roofline.tui.views.history_charts import HistoryData, history_data
 from roofline.tui.views.results import ExplorerResults, compute_results

@@ -1,0 +1,56 @@
+"""A deck's slides built into scenarios and results, and the text views a slide shows (no Textual here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roofline.presets.deck_file import Deck, Slide
+from roofline.presets.loader import PresetCatalog
+from roofline.tui.inputs.file_values import file_key, form_from_file_values
+from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
+from roofline.tui.views.chart_data import compare_lines, history_for, ops_table_lines
+from roofline.tui.views.history_charts import callout_lines
+from roofline.tui.views.results import ExplorerResults, compute_results
+
+
+class DeckError(ValueError):
+    """A deck whose slide cannot be built: names the slide and the key."""
+
+
+@dataclass(frozen=True, slots=True)
+class BuiltSlide:
+    slide: Slide
+    form: ScenarioForm
+    results: ExplorerResults
+
+
+def build_slide(slide: Slide, catalog: PresetCatalog) -> BuiltSlide:
+    try:
+        form = form_from_file_values(slide.scenario)
+        results = compute_results(build_scenario(form, catalog))
+    except FormError as err:
+        raise DeckError(f"slide {slide.index}: scenario.{file_key(err.field)}: {err.message}") from None
+    for hw_id in slide.compare:
+        if hw_id not in catalog.hardware:
+            raise DeckError(f"slide {slide.index}: compare: unknown hardware {hw_id!r}")
+    return BuiltSlide(slide, form, results)
+
+
+def check_deck(deck: Deck, catalog: PresetCatalog) -> list[BuiltSlide]:
+    """Every slide built once, up front: a broken deck fails before the screen opens."""
+    return [build_slide(slide, catalog) for slide in deck.slides]
+
+
+def slide_view_text(built: BuiltSlide, catalog: PresetCatalog) -> list[str]:
+    """Views drawn as text (ops, compare) or the history callout; empty for chart-only views."""
+    view, r = built.slide.view, built.results
+    if view == "ops":
+        return ops_table_lines(r)
+    if view == "compare":
+        return compare_lines(catalog, r, list(built.slide.compare))
+    if view == "history":
+        data = history_for(catalog, r)
+        return callout_lines(data)[:2] if data else []
+    return []
+
+
