@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .context_sums import decode_context_range
-from .engines import DEFAULT_ENGINE, engine_profile
+from .engines import DEFAULT_ENGINE, engine_profile, weight_format_family
 from .estimate import ESTIMATES, expected_assumptions, scenario_ceilings, time_op
 from .gap import decode_gap
 from .inference import Estimate, compute_bound_batch, estimate, mean_decode_context
@@ -112,6 +112,15 @@ def expected_assumption_rows(scenario: Scenario) -> list[dict[str, Any]]:
     rows = expected_assumptions(scenario.hardware, prec.compute_dtype, (prec.weights, prec.expert_weights_or_weights),
                                 engine=scenario.engine, tp=tp if tp > 1 else None, topology=scenario.topology)
     out = [{"name": a.name, "value": a.value, "unit": a.unit, "source": a.source} for a in rows]
+    profile = engine_profile(scenario.engine)
+    for dtype in dict.fromkeys((prec.weights, prec.expert_weights_or_weights)):
+        # an engine figure of exactly 1.0 (Marlin int4, llama.cpp GGUF) leaves no efficiency row above: name it
+        family = weight_format_family(dtype, prec.compute_dtype)
+        named = f"weight_only_stream_efficiency ({dtype})"
+        if family in profile.dequant_efficiency and all(r["name"] != named for r in out):
+            out.append({"name": named, "value": profile.weight_stream_efficiency(dtype, prec.compute_dtype),
+                        "unit": "of the 16-bit rate",
+                        "source": f"engine {profile.id}: {profile.sources.get(family, 'engine profile')}"})
     if scenario.parallelism.pp > 1:
         out.append({"name": "pipeline_schedule", "value": 1.0 / scenario.parallelism.pp,
                     "unit": "busy share per device",
