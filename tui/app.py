@@ -51,7 +51,8 @@ class RooflineApp(App):
         if self.detect_hardware:
             self._explorer.detect_local_hardware()
         if self.deck is not None:
-            from roofline.tui.talk.screen import PresentScreen, check_deck
+            from roofline.tui.talk.deck import check_deck
+            from roofline.tui.talk.screen import PresentScreen
 
             self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog)
             # installed, so that opening the explorer (which pops it) does not remove it: Esc pushes it back, and a

@@ -11,7 +11,6 @@ from roofline.models.estimate import WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT, weight_
 from roofline.models.inference import estimate
 from roofline.models.validation import RowResult, evaluate, predict
 from roofline.tui.cli.main import main
-
 from tests.conftest import scenario
 
 DEV = Path(__file__).parents[1] / "data" / "measured-dev-validation.csv"

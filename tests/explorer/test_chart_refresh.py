@@ -118,8 +118,9 @@ async def test_light_themes_draw_named_colours_dark_enough_to_read():
     """WCAG contrast of each light-theme shade against white is at least 4.5:1 (yellow on a light canvas was
     about 2.3:1); the chart's markers use them on light themes and plotext's own colours on dark ones."""
     from roofline.tui.app import RooflineApp
-    from roofline.tui.explorer.charts import LIGHT_THEME_COLOURS, RooflineChart
+    from roofline.tui.explorer.charts import RooflineChart
     from roofline.tui.inputs.form import ScenarioForm
+    from roofline.tui.perf.plotext_rows import LIGHT_THEME_COLOURS
 
     def luminance(rgb):
         def channel(c):

@@ -12,7 +12,8 @@ from roofline.presets.loader import PresetFileError
 from roofline.tui.app import RooflineApp
 from roofline.tui.cli.main import main
 from roofline.tui.inputs.form import build_scenario
-from roofline.tui.talk.screen import PresentScreen, check_deck
+from roofline.tui.talk.deck import check_deck
+from roofline.tui.talk.screen import PresentScreen
 
 CATALOG = load_catalog(user_dir=None)
 DECK = read_deck(builtin_deck_path())
