@@ -78,9 +78,8 @@ class ExplorerScreen(ScenarioActions, LiveCounters, ViewDrawing, explorer_screen
         return bool(self.ceiling)
 
     @property
-    def invalid_fields(self) -> dict[str, str]:
+    def invalid_fields(self) -> dict[str, str]:  # field -> its status message, latest last
         return self.problems.invalid
-
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
