@@ -36,7 +36,7 @@ class RooflineApp(App):
         self.deck = deck  # a talk deck (roofline present): slides over the explorer
         self.present_screen = None
         self.collection_pacer = None  # perf.gc_pacing, when the speed-ups are on
-        self._explorer = ExplorerScreen(self.catalog, form, shown_context)
+        self._explorer = ExplorerScreen(self.catalog, form, shown_context, detect_hardware=detect_hardware)
 
     @property
     def explorer(self) -> ExplorerScreen:
@@ -48,8 +48,6 @@ class RooflineApp(App):
 
     def on_mount(self) -> None:
         switch.start_collection_pacing(self, self._explorer)
-        if self.detect_hardware:
-            self._explorer.detect_local_hardware()
         if self.deck is not None:
             from roofline.tui.talk.deck import check_deck
             from roofline.tui.talk.screen import PresentScreen

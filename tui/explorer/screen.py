@@ -59,8 +59,9 @@ class ExplorerScreen(ScenarioActions, LiveCounters, ViewDrawing, explorer_screen
     COMMANDS = {ScenarioCommands}
 
     def __init__(self, catalog: PresetCatalog, form: ScenarioForm | None = None,
-                 shown_context: int | None = None) -> None:
+                 shown_context: int | None = None, *, detect_hardware: bool = False) -> None:
         super().__init__(id="_default")
+        self.detect_hardware = detect_hardware  # probe for local GPUs once mounted and open on them
         self.catalog = catalog
         self.form = form or ScenarioForm()
         self.shown_context = shown_context
@@ -73,13 +74,8 @@ class ExplorerScreen(ScenarioActions, LiveCounters, ViewDrawing, explorer_screen
         self._widgets: dict = {}
         self.seen_text: dict[str, str] = {}  # field -> the last text its Changed message brought
 
-    @property
-    def achievable(self) -> bool:
-        return bool(self.ceiling)
-
-    @property
-    def invalid_fields(self) -> dict[str, str]:  # field -> its status message, latest last
-        return self.problems.invalid
+    achievable = property(lambda self: bool(self.ceiling), doc="True when the achievable ceilings are chosen")
+    invalid_fields = property(lambda self: self.problems.invalid, doc="field -> its status message, latest last")
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header()
@@ -130,6 +126,8 @@ class ExplorerScreen(ScenarioActions, LiveCounters, ViewDrawing, explorer_screen
         self._composed = True
         self.apply_layout_class(self.app.size.width, self.app.size.height)
         self.recompute()
+        if self.detect_hardware:
+            self.detect_local_hardware()
 
     def _w(self, selector, expect_type=None):
         """query_one, remembered: every widget here lives as long as the screen (queries walk the DOM)."""
