@@ -27,6 +27,7 @@ from roofline.models.validation import (
     summarize,
 )
 from roofline.presets.measurements import MeasurementRow, read_measurements
+from roofline.tui.inputs.limits import check_number
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 VALIDATE_SCHEMA_VERSION = 1
@@ -112,7 +113,9 @@ def _holdout_lines(h: HoldoutReport) -> list[str]:
 
 
 def run_validate(args: Namespace) -> int:
-    rows, skipped = read_measurements(Path(args.file))
+    # the ranges the flags accept (--batch, --prompt, --output, --tp, --pp) apply to every row: a row outside them is
+    # skipped with the reason, so an absurd figure (output 1e11) never reaches the model or the summary
+    rows, skipped = read_measurements(Path(args.file), check=check_number)
     if not rows:
         raise ValueError(f"{args.file}: no row could be evaluated")
     engine = getattr(args, "engine", None)
