@@ -11,7 +11,8 @@ A profile holds, per engine:
 - ``dequant_efficiency``: streaming efficiency per weight-format family (:func:`weight_format_family`) of its
   weight-only kernels, replacing the generic 8-bit / narrower factors for the families it names;
 - ``custom_all_reduce_latency_s``: small-message latency of its own all-reduce where it runs one (NVLink-class
-  links, or two GPUs over PCIe), ``None``: the topology's (NCCL) latency.
+  links, or two GPUs over PCIe), ``None``: the topology's (NCCL) latency;
+- ``vendors``: the device vendors the stack runs on (what the uncertainty band, :func:`engines_for_vendor`, spans).
 
 Every figure carries its source; a factor without a public figure keeps the generic value, and the profile's
 ``notes`` say so. ``generic`` (the default, :data:`DEFAULT_ENGINE`) reproduces the constants the estimate used
@@ -51,9 +52,46 @@ MARLIN_INT4_EFFICIENCY = 1.0
 MLC_Q4F16_EFFICIENCY = 6.74e9 * 4.5 / 8 * 191.0 / (0.875 * 1008e9)
 # llama.cpp CUDA on an A100-SXM4-80GB: Llama-7B Q4_1 (5 bits per weight) decode at 75.91 tok/s
 # (ggml-org/llama.cpp#2641, build 992, Aug 2023): 6.74e9 * 5 / 8 = 4.21 GB per token -> 320 GB/s, 0.188 of the
-# preset's achievable 0.834 * 2039 GB/s. An old build: later ones (MMVQ, CUDA graphs) are faster, so this share is
-# pessimistic; no newer datacenter-GPU figure with its model size was found. The whole step counts as streaming.
-LLAMACPP_DATACENTER_GEMV_SHARE = 6.74e9 * 5 / 8 * 75.91 / (0.834 * 2039e9)
+# preset's achievable 0.834 * 2039 GB/s. The whole step counts as streaming. Kept as ``llamacpp-2023``: later builds
+# (MMVQ, CUDA graphs, 2024) are several times faster, and this share made held-out llama.cpp rows 68.8 % off.
+LLAMACPP_2023_GEMV_SHARE = 6.74e9 * 5 / 8 * 75.91 / (0.834 * 2039e9)
+
+# Current llama.cpp builds: llama-bench's standard test (Llama-2-7B Q4_0, 3.56 GiB, -ngl 99, -fa 0, tg128: 128
+# tokens from an empty context), one GPU, from the backends' public scoreboards: CUDA
+# https://github.com/ggml-org/llama.cpp/discussions/15013 and ROCm .../discussions/15021 (figures as transcribed,
+# with each run's llama.cpp commit, in a third-party catalogue's seed table, accessed 2026-08-12), Metal
+# https://github.com/ggml-org/llama.cpp/discussions/4167 (M-series table, "LLaMA 7B v2"). Each share is the decode
+# GEMV bandwidth share at which this model's ``expected`` (prompt 1, output 128, f16 KV, decode_tokens_per_s_per_seq)
+# equals the figure (validation.solve_gemv_share; tests/models/test_engines_llamacpp.py recomputes every one from the
+# presets). A share above 1 means llama.cpp beats the generic assumptions on that device (the default achievable
+# fraction 0.875 of spec bandwidth and 4 us per kernel): it is an effective factor, not a bandwidth fraction.
+# (device preset, backend, tg128 tok/s, solved share). None of these runs is a row of the held-out files.
+LLAMACPP_TG128: tuple[tuple[str, str, float, float], ...] = (
+    ("rtx-5090", "CUDA", 290.02, 1.236),   # commit 8cf6b42
+    ("rtx-4090", "CUDA", 186.21, 1.110),   # commit 2241453
+    ("rtx-6000-ada", "CUDA", 176.07, 1.064),   # commit b8e09f0
+    ("rtx-3090-ti", "CUDA", 171.19, 1.014),   # commit 9c35706
+    ("rtx-3090", "CUDA", 158.16, 0.985),   # commit c76b420
+    ("rx-7900-xtx", "ROCm", 167.11, 1.012),   # commit 2f0c2db
+    ("mi100", "ROCm", 110.48, 0.467),   # commit 9c35706
+    ("m1-max", "Metal", 61.19, 0.808),   # 32-core GPU
+    ("m2-ultra", "Metal", 94.27, 0.625),   # 76-core GPU
+    ("m3-max", "Metal", 66.31, 0.861),   # 40-core GPU
+    ("m4-max", "Metal", 83.06, 0.816),   # 40-core GPU
+)
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    mid = len(ordered) // 2
+    return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
+
+
+def llamacpp_share(backend: str) -> float:
+    """The median solved share of one backend's scoreboard runs (:data:`LLAMACPP_TG128`)."""
+    return _median([share for _, b, _, share in LLAMACPP_TG128 if b == backend])
+
+
 # Custom all-reduce latency, small messages (<= 32 KB) on H100 NVLink, TP 2-8, without CUDA graphs
 # (sgl-project/sglang#2904): vLLM's kernel 8.5-11.8 us, SGLang's (adapted from TensorRT-LLM's) 3.7-7.8 us. The
 # midpoints of the <= 4 KB rows: 9 us and 5 us.
@@ -95,6 +133,7 @@ class Engine:
     decode_gemv_bw_share: float = 1.0
     dequant_efficiency: dict[str, float] = field(default_factory=dict)
     custom_all_reduce_latency_s: float | None = None
+    vendors: tuple[str, ...] = ("NVIDIA",)
     sources: dict[str, str] = field(default_factory=dict)
     notes: str = ""
 
@@ -118,9 +157,10 @@ _NO_FIGURE = "no public figure found: generic value"
 
 ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
     Engine(id="generic", name="generic (graph-captured decode, gpt-fast-measured dequantisation)",
+           vendors=("NVIDIA", "AMD", "Apple", "Intel", "Google"),
            sources={"kernel_overhead_s": _BLOG, "dequant_efficiency": "gpt-fast README (measured-dev GF-01..03)"},
            notes="the default: the constants the estimate used before engine profiles"),
-    Engine(id="gpt-fast", name="gpt-fast (torch.compile, CUDA graphs)",
+    Engine(id="gpt-fast", name="gpt-fast (torch.compile, CUDA graphs)", vendors=("NVIDIA", "AMD"),
            sources={"kernel_overhead_s": _BLOG, "dequant_efficiency": "gpt-fast README (measured-dev GF-01..03)"},
            notes="identical to generic: the generic constants were measured on gpt-fast"),
     Engine(id="vllm", name="vLLM (CUDA graphs, Marlin int4, custom all-reduce)",
@@ -148,25 +188,48 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
                                                "the KV cache num_heads / num_heads_kv times",
                     "custom_all_reduce_latency_s": "sgl-project/sglang#2904"},
            notes="L2 may serve some repeated reads (maintainer's reply in #407): an upper end of the KV traffic"),
-    Engine(id="llamacpp", name="llama.cpp CUDA (GGUF MMVQ)",
-           decode_gemv_bw_share=LLAMACPP_DATACENTER_GEMV_SHARE, dequant_efficiency={"gguf": 1.0},
-           sources={"decode_gemv_bw_share": "ggml-org/llama.cpp#2641 (A100-SXM4-80GB, 7B Q4_1, 75.91 tok/s)",
+    Engine(id="llamacpp", name="llama.cpp CUDA, current builds (GGUF MMVQ, CUDA graphs)",
+           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0},
+           sources={"decode_gemv_bw_share": "median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
+                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
                     "kernel_overhead_s": _BLOG},
-           notes="the GEMV share is measured on Q4_1 with dequantisation inside, so GGUF formats take no further "
-                 "factor; datacenter GPU, old build (pessimistic); per-kernel cost: generic (no figure)"),
+           notes="the share is measured on Q4_0 with dequantisation inside, so GGUF formats take no further factor; "
+                 "the same share is assumed for F16 weights; per-kernel cost: generic (no figure)"),
+    Engine(id="llamacpp-metal", name="llama.cpp Metal (Apple silicon), current builds",
+           decode_gemv_bw_share=llamacpp_share("Metal"), dequant_efficiency={"gguf": 1.0}, vendors=("Apple",),
+           sources={"decode_gemv_bw_share": "median of 4 M-series runs, ggml-org/llama.cpp discussions #4167, "
+                                            "LLaMA-7B v2 Q4_0 tg128",
+                    "kernel_overhead_s": _BLOG},
+           notes="Q4_0 share; the same table's F16 runs solve to 0.85-1.02 (F16 is underestimated by about 15 %)"),
+    Engine(id="llamacpp-rocm", name="llama.cpp ROCm/HIP, current builds",
+           decode_gemv_bw_share=llamacpp_share("ROCm"), dequant_efficiency={"gguf": 1.0}, vendors=("AMD",),
+           sources={"decode_gemv_bw_share": "median of RX 7900 XTX and MI100 runs, llama.cpp ROCm scoreboard "
+                                            "(ggml-org/llama.cpp discussions #15021), Llama-2-7B Q4_0 tg128",
+                    "kernel_overhead_s": _BLOG},
+           notes="two devices that disagree (1.01 and 0.47): a wide band"),
+    Engine(id="llamacpp-2023", name="llama.cpp CUDA, Aug 2023 build (before MMVQ and CUDA graphs)",
+           decode_gemv_bw_share=LLAMACPP_2023_GEMV_SHARE, dequant_efficiency={"gguf": 1.0},
+           sources={"decode_gemv_bw_share": "ggml-org/llama.cpp#2641 (A100-SXM4-80GB, 7B Q4_1, 75.91 tok/s, build 992)",
+                    "kernel_overhead_s": _BLOG},
+           notes="one datacenter run of an old build: for llama.cpp figures published in 2023"),
     Engine(id="mlc", name="MLC-LLM (TVM, q4f16 kernels)",
-           dequant_efficiency={"int4": MLC_Q4F16_EFFICIENCY},
+           dequant_efficiency={"int4": MLC_Q4F16_EFFICIENCY}, vendors=("NVIDIA", "AMD", "Apple"),
            sources={"int4": "mlc-ai/llm-perf-bench PR #1 (RTX 4090, Llama-2-7B q4f16_1, 191.0 tok/s)",
                     "kernel_overhead_s": _BLOG},
            notes=f"per-kernel cost and other formats: {_NO_FIGURE}"),
     Engine(id="rocm-eager", name="ROCm stack in eager mode (vLLM/SGLang on AMD without graphs)",
-           kernel_overhead_s=ROCM_EAGER_KERNEL_OVERHEAD_S, cuda_graphs=False,
+           kernel_overhead_s=ROCM_EAGER_KERNEL_OVERHEAD_S, cuda_graphs=False, vendors=("AMD",),
            sources={"kernel_overhead_s": "pytorch/pytorch#196920 (MI308X, launch-bound GEMMs 11.1-11.5 us)"},
            notes=f"dequantisation and collectives: {_NO_FIGURE}"),
 )}
 
 ENGINES = tuple(ENGINE_PROFILES)
 DEFAULT_ENGINE = "generic"
+
+
+def engines_for_vendor(vendor: str) -> tuple[Engine, ...]:
+    """The profiles whose stack runs on ``vendor``'s devices (generic always among them)."""
+    return tuple(e for e in ENGINE_PROFILES.values() if vendor in e.vendors or e.id == DEFAULT_ENGINE)
 
 
 def engine_profile(engine_id: str) -> Engine:

@@ -19,7 +19,7 @@ not fit in memory as stated are flagged with the reason.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -189,16 +189,15 @@ def _time_like(metric: str, value: float) -> float:
     return 1.0 / value if metric in RATE_METRICS else value
 
 
-def solve_factor(case: ValidationCase, factor: str) -> float | None:
-    """The factor value at which ``expected`` equals the measurement (secant on u = 1/efficiency: exact in one step
-    when the compute and memory terms add, as ``expected`` has them); ``None`` when no value does (the row moves
-    no weight bytes of that class, or is faster than zero weight time)."""
+def _solve_efficiency(case: ValidationCase, ceilings_at: Callable[[float], Ceilings]) -> float | None:
+    """The efficiency at which ``expected`` under ``ceilings_at(efficiency)`` equals the measurement (secant on
+    u = 1/efficiency: exact in one step when the compute and memory terms add, as ``expected`` has them); ``None``
+    when no value does (the row moves no weight bytes of that class, or is faster than zero weight time)."""
     ops = generation_ops(case.scenario)
     target = _time_like(case.metric, case.measured)
 
     def q(u: float) -> float:
-        c = ceilings_with_factor(case.scenario, factor, 1.0 / u)
-        return _time_like(case.metric, predict_under(case.scenario, c, case.metric, ops))
+        return _time_like(case.metric, predict_under(case.scenario, ceilings_at(1.0 / u), case.metric, ops))
 
     u0, u1 = 1.0, 2.0
     q0, q1 = q(u0), q(u1)
@@ -213,6 +212,28 @@ def solve_factor(case: ValidationCase, factor: str) -> float | None:
         if abs(q1 - target) <= 1e-9 * abs(target):
             return 1.0 / u1
     return 1.0 / u1
+
+
+def solve_factor(case: ValidationCase, factor: str) -> float | None:
+    """The value of the fitted ``factor`` at which ``expected`` equals the measurement (:func:`_solve_efficiency`)."""
+    return _solve_efficiency(case, lambda value: ceilings_with_factor(case.scenario, factor, value))
+
+
+def ceilings_with_gemv_share(scenario: Scenario, share: float) -> Ceilings:
+    """``expected`` ceilings with the engine's decode GEMV bandwidth share set to ``share`` (its per-format
+    dequantisation figures kept): :meth:`engines.Engine.weight_stream_efficiency` with another share."""
+    c = scenario_ceilings(scenario, "expected")
+    profile = engine_profile(scenario.engine)
+    compute = scenario.precisions.compute_dtype
+    efficiency = {d: profile.weight_stream_efficiency(d, compute) / profile.decode_gemv_bw_share * share
+                  for d in WEIGHT_BITS_PER_ELEMENT}
+    return dataclasses.replace(c, weight_stream_efficiency=efficiency)
+
+
+def solve_gemv_share(case: ValidationCase) -> float | None:
+    """The decode GEMV bandwidth share of the case's engine at which ``expected`` equals the measurement: a kernel
+    benchmark's figure turned into an engine factor (engines.LLAMACPP_TG128_SHARES)."""
+    return _solve_efficiency(case, lambda value: ceilings_with_gemv_share(case.scenario, value))
 
 
 def fit_factor(cases: Sequence[ValidationCase], factor: str) -> float | None:

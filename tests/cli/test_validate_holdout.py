@@ -18,11 +18,14 @@ DEV = DATA / "measured-dev-validation.csv"
 HELDOUT = DATA / "measured-heldout.csv"
 HEADER = "id,hardware,tp,pp,model,weights,kv,batch,prompt,output,metric,value,engine,family,concurrency,rate\n"
 
-# Regression guards (not tuning targets): the figures measured when these tests were written, plus 0.005.
+# Regression guards (not tuning targets): the figures measured when these tests were written (the assert adds 0.005).
+# measured-heldout with the rows' engines was (0.633, 0.808) under the Aug-2023 llama.cpp share (0.188); with the
+# current-build profiles (llamacpp from the CUDA scoreboard, llamacpp-metal for the Apple rows) it measures
+# (0.138, 0.359), and the guard moved down to that.
 # (file, --engine or None for the rows' own engines) -> held-out (median, p80) |error| under leave-one-family-out
 HELD_OUT_GUARD = {
     ("measured-dev-validation", None): (0.100, 0.220),
-    ("measured-heldout", None): (0.633, 0.808),
+    ("measured-heldout", None): (0.138, 0.359),
     ("measured-heldout", "generic"): (0.186, 0.492),
 }
 MARGIN = 0.005
@@ -66,6 +69,8 @@ def test_heldout_rows_keep_their_engine_and_family(capsys):
     engines = {r["id"]: r["engine"] for r in out["rows"]}
     families = {r["id"]: r["family"] for r in out["rows"]}
     assert engines["XD-001"] == "llamacpp" and engines["MLC-001"] == "mlc"
+    assert {engines[i] for i, r in zip(engines, out["rows"], strict=True) if i.startswith("XD")} == {
+        "llamacpp", "llamacpp-metal"}
     assert families["MLC-001"] == "MLC" and families["MX-001"] == "MX"
     # MLX has no engine profile: scored with the default engine, and the output says so
     assert engines["MX-001"] == "generic"
