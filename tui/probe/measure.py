@@ -9,97 +9,50 @@ Method (what the figures mean):
 
 The timing loops live here; each backend (numpy on the host, PyTorch or CuPy on a GPU, ROCm included through
 ``torch.cuda``) only prepares an operation and times one call of it, so tests inject a fake backend.
+
+Modules: :mod:`~roofline.tui.probe.measure_types` (settings, results, the Backend protocol),
+:mod:`~roofline.tui.probe.measure_host` (the host and its numpy backend), :mod:`~roofline.tui.probe.measure_gpu`
+(PyTorch and CuPy); this module holds the settings and the timing loops. Their public names are importable from here.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import os
-import platform
-import socket
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-MIB = 1024**2
-GIB = 1024**3
-# bytes per element of the GEMM inputs (fp8 writes bf16; tf32 is stored as fp32)
-BYTES_PER_ELEMENT = {"fp64": 8, "fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 2}
-MATMUL_DTYPES = tuple(BYTES_PER_ELEMENT)
-# share of free memory the buffers of one measurement may take
-MEMORY_SHARE = 0.5
+from roofline.tui.probe.measure_gpu import _CupyBackend, _TorchBackend, open_gpu_backend
+from roofline.tui.probe.measure_host import (
+    NumpyBackend,
+    cpu_name_and_vendor,
+    host_available_bytes,
+    host_memory_bytes,
+    host_name,
+    usable_cpus,
+)
+from roofline.tui.probe.measure_types import (
+    BYTES_PER_ELEMENT,
+    GIB,
+    MATMUL_DTYPES,
+    MEMORY_SHARE,
+    MIB,
+    Backend,
+    DeviceInfo,
+    MeasureError,
+    Measurement,
+    MeasureSettings,
+    Operation,
+    Progress,
+    UnsupportedDtype,
+)
+from roofline.tui.probe.measure_types import first_line as _first_line
 
-Operation = Callable[[], object]
-Progress = Callable[[str], None]
-
-
-class MeasureError(Exception):
-    """This machine cannot be measured as asked (no GPU library, no GPU, bad device index)."""
-
-
-class UnsupportedDtype(Exception):
-    """The backend or the device has no matmul for this dtype; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceInfo:
-    name: str
-    kind: str  # "cpu" | "cuda" | "rocm"
-    vendor: str
-    memory_bytes: int | None
-    library: str  # e.g. "numpy 2.1.0 (openblas)", "torch 2.5.1 (CUDA 12.4)"
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, slots=True)
-class Measurement:
-    """Measured ceilings of one device, SI units."""
-
-    device: str
-    kind: str
-    vendor: str
-    mem_bw_bytes_per_s: float
-    flops_per_s_by_dtype: dict[str, float]
-    memory_bytes: int | None
-    method: dict[str, Any]
-    skipped: dict[str, str]
-    host: str
-    date: str
-
-    @property
-    def peak_dtype(self) -> str | None:
-        if not self.flops_per_s_by_dtype:
-            return None
-        return max(self.flops_per_s_by_dtype, key=self.flops_per_s_by_dtype.__getitem__)
-
-    @property
-    def peak_flops_per_s(self) -> float | None:
-        dtype = self.peak_dtype
-        return None if dtype is None else self.flops_per_s_by_dtype[dtype]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "device": self.device, "kind": self.kind, "vendor": self.vendor, "host": self.host, "date": self.date,
-            "mem_bw_bytes_per_s": self.mem_bw_bytes_per_s, "peak_flops_per_s": self.peak_flops_per_s,
-            "peak_dtype": self.peak_dtype, "flops_per_s_by_dtype": dict(self.flops_per_s_by_dtype),
-            "memory_bytes": self.memory_bytes, "skipped": dict(self.skipped), "method": self.method,
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MeasureSettings:
-    """Sizes and repeat counts. ``matmul_max_n`` > ``matmul_n`` doubles n until one GEMM takes at least
-    ``matmul_min_call_s`` (so a many-core host is not timed on a GEMM too small to fill it)."""
-
-    copy_bytes: int
-    copy_warmup: int
-    copy_repeats: int
-    matmul_n: int
-    matmul_warmup: int
-    matmul_repeats: int
-    matmul_max_n: int = 0
-    matmul_min_call_s: float = 0.0
-    dtypes: tuple[str, ...] | None = None  # None: every dtype the backend offers
+__all__ = [
+    "BYTES_PER_ELEMENT", "GIB", "MATMUL_DTYPES", "MEMORY_SHARE", "MIB", "Backend", "DeviceInfo", "MeasureError",
+    "MeasureSettings", "Measurement", "NumpyBackend", "Operation", "Progress", "UnsupportedDtype", "_CupyBackend",
+    "_TorchBackend", "best_seconds", "cpu_name_and_vendor", "default_settings", "fit_copy_bytes", "fit_matmul_n",
+    "host_available_bytes", "host_memory_bytes", "host_name", "measure", "measure_copy", "measure_matmuls",
+    "open_gpu_backend", "usable_cpus",
+]
 
 
 def default_settings(kind: str, *, quick: bool = False, dtypes: tuple[str, ...] | None = None) -> MeasureSettings:
@@ -117,31 +70,6 @@ def default_settings(kind: str, *, quick: bool = False, dtypes: tuple[str, ...] 
                                matmul_repeats=5, dtypes=dtypes)
     return MeasureSettings(copy_bytes=GIB, copy_warmup=3, copy_repeats=10, matmul_n=8192, matmul_warmup=5,
                            matmul_repeats=10, dtypes=dtypes)
-
-
-class Backend(Protocol):
-    """What the timing loops need from a device library."""
-
-    info: DeviceInfo
-    default_dtypes: tuple[str, ...]
-
-    def free_memory_bytes(self) -> int: ...
-
-    def copy_op(self, size_bytes: int) -> Operation: ...
-
-    def matmul_op(self, dtype: str, n: int) -> Operation:
-        """Raise :class:`UnsupportedDtype` (with the reason) when the device cannot do it."""
-        ...
-
-    def seconds(self, op: Operation) -> float:
-        """Wall time of one call of ``op``, device work included (synchronised)."""
-        ...
-
-    def release(self) -> None:
-        """Give back cached buffers after an operation has been dropped."""
-        ...
-
-    def close(self) -> None: ...
 
 
 # ---- the timing loops --------------------------------------------------------------------------------------------
@@ -166,11 +94,6 @@ def fit_matmul_n(wanted_n: int, dtype: str, free_bytes: int) -> int:
     while n > 16 and 3 * n * n * BYTES_PER_ELEMENT[dtype] > free_bytes * MEMORY_SHARE:
         n //= 2
     return max(16, n - n % 16)
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip().splitlines()
-    return f"{type(err).__name__}: {text[0]}" if text else type(err).__name__
 
 
 def _size_text(size_bytes: int) -> str:
@@ -243,11 +166,6 @@ def measure_matmuls(backend: Backend, settings: MeasureSettings, progress: Progr
     return flops, skipped, method
 
 
-def host_name() -> str:
-    """Short host name (first label of the FQDN)."""
-    return socket.gethostname().split(".")[0] or "localhost"
-
-
 def measure(backend: Backend, settings: MeasureSettings, progress: Progress = lambda _: None, *,
             host: str | None = None, date: str | None = None) -> Measurement:
     """Copy bandwidth, then a GEMM per dtype, on ``backend``'s device."""
@@ -260,357 +178,3 @@ def measure(backend: Backend, settings: MeasureSettings, progress: Progress = la
         method={"library": info.library, **info.details, "copy": copy_method, "matmul": matmul_method},
         skipped=skipped, host=host or host_name(), date=date or _dt.date.today().isoformat(),
     )
-
-
-# ---- host (numpy) ------------------------------------------------------------------------------------------------
-def _cpuinfo() -> dict[str, str]:
-    """First value of each key in /proc/cpuinfo (empty elsewhere)."""
-    fields: dict[str, str] = {}
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                key, sep, value = line.partition(":")
-                if sep and key.strip() not in fields:
-                    fields[key.strip()] = value.strip()
-    except OSError:
-        pass
-    return fields
-
-
-_CPU_VENDORS = {"GenuineIntel": "Intel", "AuthenticAMD": "AMD", "CentaurHauls": "Centaur", "HygonGenuine": "Hygon"}
-_ARM_IMPLEMENTERS = {"0x41": "Arm", "0x4e": "NVIDIA", "0x48": "HiSilicon", "0x61": "Apple", "0xc0": "Ampere",
-                     "0x51": "Qualcomm", "0x46": "Fujitsu"}
-
-
-def cpu_name_and_vendor() -> tuple[str, str]:
-    """CPU model and vendor from /proc/cpuinfo ("model name", "vendor_id"), else :mod:`platform`."""
-    info = _cpuinfo()
-    name = info.get("model name") or info.get("Model") or platform.processor() or platform.machine() or "CPU"
-    vendor = _CPU_VENDORS.get(info.get("vendor_id", ""), "") or _ARM_IMPLEMENTERS.get(info.get("CPU implementer", ""),
-                                                                                       "")
-    if not vendor:
-        first = name.split()[0] if name.split() else ""
-        vendor = first if first.isalpha() and first not in ("CPU", "x86_64", "aarch64", "arm64") else "unknown"
-    return name, vendor
-
-
-def host_memory_bytes() -> int | None:
-    """Installed RAM: SC_PHYS_PAGES x SC_PAGE_SIZE."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def host_available_bytes() -> int:
-    """MemAvailable from /proc/meminfo, else free pages, else a conservative 2 GiB."""
-    try:
-        with open("/proc/meminfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return 2 * GIB
-
-
-def usable_cpus() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-class NumpyBackend:
-    """The host: a threaded ``np.copyto`` (numpy drops the GIL while copying) and numpy's BLAS GEMM."""
-
-    default_dtypes = ("fp32", "fp64")
-    _NUMPY_DTYPES = {"fp32": "float32", "fp64": "float64"}
-
-    def __init__(self, threads: int | None = None) -> None:
-        from concurrent.futures import ThreadPoolExecutor
-
-        import numpy as np
-
-        self._np = np
-        self.threads = threads or usable_cpus()
-        self._pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
-        name, vendor = cpu_name_and_vendor()
-        self.info = DeviceInfo(name=name, kind="cpu", vendor=vendor, memory_bytes=host_memory_bytes(),
-                               library=f"numpy {np.__version__}{_blas_text(np)}",
-                               details={"copy_threads": self.threads, "cpus": usable_cpus()})
-
-    def free_memory_bytes(self) -> int:
-        return host_available_bytes()
-
-    def _each_slice(self, size: int, work: Callable[[slice], object]) -> None:
-        if self._pool is None:
-            work(slice(0, size))
-            return
-        step = -(-size // self.threads // 4096) * 4096  # page-aligned slices
-        list(self._pool.map(work, [slice(start, start + step) for start in range(0, size, step)]))
-
-    def copy_op(self, size_bytes: int) -> Operation:
-        np = self._np
-        src = np.empty(size_bytes, dtype=np.uint8)
-        dst = np.empty_like(src)
-
-        def first_touch(part: slice) -> None:  # pages land on the NUMA node of the thread that copies them
-            src[part] = 1
-            dst[part] = 0
-
-        self._each_slice(size_bytes, first_touch)
-        return lambda: self._each_slice(size_bytes, lambda part: np.copyto(dst[part], src[part]))
-
-    def matmul_op(self, dtype: str, n: int) -> Operation:
-        np = self._np
-        if dtype not in self._NUMPY_DTYPES:
-            raise UnsupportedDtype(f"numpy has no BLAS GEMM for {dtype} (host measures fp32 and fp64)")
-        rng = np.random.default_rng(0)
-        a = rng.standard_normal((n, n), dtype=self._NUMPY_DTYPES[dtype])
-        b = rng.standard_normal((n, n), dtype=self._NUMPY_DTYPES[dtype])
-        c = np.empty_like(a)
-        return lambda: np.matmul(a, b, out=c)
-
-    def seconds(self, op: Operation) -> float:
-        from time import perf_counter
-
-        start = perf_counter()
-        op()
-        return perf_counter() - start
-
-    def release(self) -> None:
-        pass
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-
-
-def _blas_text(np: Any) -> str:
-    try:
-        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
-        return f" ({blas.get('name', '?')} {blas.get('version', '')})".replace(" )", ")")
-    except Exception:  # older numpy: no mode="dicts"
-        return ""
-
-
-# ---- GPU (PyTorch, ROCm through torch.cuda) ----------------------------------------------------------------------
-class _TorchBackend:
-    """One GPU through PyTorch: ``copy_`` (a device-to-device memcpy), ``torch.mm``, ``torch._scaled_mm`` for fp8;
-    CUDA events time each call."""
-
-    def __init__(self, torch: Any, index: int) -> None:
-        self.torch = torch
-        self.device = torch.device("cuda", index)
-        torch.cuda.set_device(self.device)
-        props = torch.cuda.get_device_properties(index)
-        self.is_rocm = bool(getattr(torch.version, "hip", None))
-        self.capability = (props.major, props.minor)
-        self.arch = str(getattr(props, "gcnArchName", "") or "")
-        self._allow_tf32 = torch.backends.cuda.matmul.allow_tf32
-        runtime = f"HIP {torch.version.hip}" if self.is_rocm else f"CUDA {torch.version.cuda}"
-        major, minor = self.capability
-        details: dict[str, Any] = {"device_index": index}
-        details.update({"gcn_arch": self.arch} if self.is_rocm else {"compute_capability": f"{major}.{minor}"})
-        self.info = DeviceInfo(name=torch.cuda.get_device_name(index), kind="rocm" if self.is_rocm else "cuda",
-                               vendor="AMD" if self.is_rocm else "NVIDIA", memory_bytes=int(props.total_memory),
-                               library=f"torch {torch.__version__} ({runtime})", details=details)
-        self.default_dtypes = ("fp32", "tf32", "bf16", "fp16", "fp8")
-
-    def free_memory_bytes(self) -> int:
-        return int(self.torch.cuda.mem_get_info(self.device)[0])
-
-    def copy_op(self, size_bytes: int) -> Operation:
-        torch = self.torch
-        src = torch.ones(size_bytes, dtype=torch.uint8, device=self.device)
-        dst = torch.empty_like(src)
-        return lambda: dst.copy_(src)
-
-    def _check_dtype(self, dtype: str) -> None:
-        if dtype == "tf32" and self.is_rocm:
-            raise UnsupportedDtype("not measured on ROCm (torch's allow_tf32 switch is not honoured reliably there)")
-        if dtype in ("tf32", "bf16") and not self.is_rocm and self.capability < (8, 0):
-            raise UnsupportedDtype(f"{dtype} tensor cores need compute capability >= 8.0 (this GPU is "
-                                   f"{self.capability[0]}.{self.capability[1]})")
-        if dtype == "bf16" and self.is_rocm and not self.torch.cuda.is_bf16_supported():
-            raise UnsupportedDtype("this GPU has no bf16 support")
-
-    def matmul_op(self, dtype: str, n: int) -> Operation:
-        torch = self.torch
-        if dtype == "fp8":
-            return self._fp8_op(n)
-        names = {"fp64": "float64", "fp32": "float32", "tf32": "float32", "bf16": "bfloat16", "fp16": "float16"}
-        if dtype not in names:
-            raise UnsupportedDtype(f"no {dtype} GEMM in this backend")
-        self._check_dtype(dtype)
-        a = torch.randn(n, n, device=self.device, dtype=getattr(torch, names[dtype]))
-        b = torch.randn(n, n, device=self.device, dtype=getattr(torch, names[dtype]))
-        c = torch.empty_like(a)
-        if dtype in ("fp32", "tf32"):  # one dtype is timed at a time; close() restores the user's setting
-            torch.backends.cuda.matmul.allow_tf32 = dtype == "tf32"
-        return lambda: torch.mm(a, b, out=c)
-
-    def _fp8_type(self) -> Any:
-        torch = self.torch
-        if not hasattr(torch, "_scaled_mm") or not hasattr(torch, "float8_e4m3fn"):
-            raise UnsupportedDtype(f"torch {torch.__version__} has no torch._scaled_mm / float8 types")
-        if self.is_rocm:
-            if "gfx94" in self.arch and hasattr(torch, "float8_e4m3fnuz"):
-                return torch.float8_e4m3fnuz  # MI300 series uses the FNUZ encoding
-            if "gfx95" in self.arch or "gfx12" in self.arch:
-                return torch.float8_e4m3fn
-            raise UnsupportedDtype(f"fp8 matmul needs an MI300-class GPU or newer (this is {self.arch or '?'})")
-        if self.capability < (8, 9):
-            raise UnsupportedDtype(f"fp8 matmul needs compute capability >= 8.9 (this GPU is "
-                                   f"{self.capability[0]}.{self.capability[1]})")
-        return torch.float8_e4m3fn
-
-    def _fp8_op(self, n: int) -> Operation:
-        torch = self.torch
-        fp8 = self._fp8_type()
-        a = torch.randn(n, n, device=self.device).to(fp8)
-        b = torch.randn(n, n, device=self.device).to(fp8).t()  # _scaled_mm wants the second operand column-major
-        one = torch.ones((), device=self.device, dtype=torch.float32)
-
-        def op() -> object:
-            return torch._scaled_mm(a, b, scale_a=one, scale_b=one, out_dtype=torch.bfloat16, use_fast_accum=True)
-
-        try:
-            op()
-            torch.cuda.synchronize(self.device)
-        except Exception as err:
-            raise UnsupportedDtype(f"torch._scaled_mm failed: {_first_line(err)}") from None
-        return op
-
-    def seconds(self, op: Operation) -> float:
-        cuda = self.torch.cuda
-        start, end = cuda.Event(enable_timing=True), cuda.Event(enable_timing=True)
-        start.record()
-        op()
-        end.record()
-        end.synchronize()
-        return start.elapsed_time(end) / 1e3
-
-    def release(self) -> None:
-        self.torch.cuda.synchronize(self.device)
-        self.torch.cuda.empty_cache()
-
-    def close(self) -> None:
-        self.torch.backends.cuda.matmul.allow_tf32 = self._allow_tf32
-
-
-# ---- GPU (CuPy) --------------------------------------------------------------------------------------------------
-class _CupyBackend:
-    """One GPU through CuPy: a device-to-device memcpy and ``cupy.matmul`` (fp32, fp16, fp64)."""
-
-    default_dtypes = ("fp32", "fp16")
-
-    def __init__(self, cupy: Any, index: int) -> None:
-        self.cp = cupy
-        self.device = cupy.cuda.Device(index)
-        self.device.use()
-        runtime = cupy.cuda.runtime
-        props = runtime.getDeviceProperties(index)
-        name = props.get("name", b"GPU")
-        name = name.decode(errors="replace") if isinstance(name, bytes) else str(name)
-        is_rocm = bool(getattr(runtime, "is_hip", False))
-        self.info = DeviceInfo(name=name, kind="rocm" if is_rocm else "cuda", vendor="AMD" if is_rocm else "NVIDIA",
-                               memory_bytes=int(props.get("totalGlobalMem", 0)) or None,
-                               library=f"cupy {cupy.__version__}",
-                               details={"device_index": index,
-                                        "compute_capability": f"{props.get('major', '?')}.{props.get('minor', '?')}"})
-
-    def free_memory_bytes(self) -> int:
-        return int(self.cp.cuda.runtime.memGetInfo()[0])
-
-    def copy_op(self, size_bytes: int) -> Operation:
-        cp = self.cp
-        src = cp.ones(size_bytes, dtype=cp.uint8)
-        dst = cp.empty_like(src)
-        return lambda: dst.data.copy_from_device_async(src.data, size_bytes)
-
-    def matmul_op(self, dtype: str, n: int) -> Operation:
-        cp = self.cp
-        types = {"fp64": cp.float64, "fp32": cp.float32, "fp16": cp.float16}
-        if dtype not in types:
-            reasons = {"tf32": "CuPy reads CUPY_TF32 only at import; not measured",
-                       "bf16": "CuPy has no bfloat16 arrays", "fp8": "CuPy has no fp8 GEMM (use PyTorch)"}
-            raise UnsupportedDtype(reasons.get(dtype, f"no {dtype} GEMM in CuPy"))
-        rng = cp.random.default_rng(0)
-        a = rng.standard_normal((n, n), dtype=cp.float32).astype(types[dtype])
-        b = rng.standard_normal((n, n), dtype=cp.float32).astype(types[dtype])
-        c = cp.empty_like(a)
-        return lambda: cp.matmul(a, b, out=c)
-
-    def seconds(self, op: Operation) -> float:
-        cuda = self.cp.cuda
-        start, end = cuda.Event(), cuda.Event()
-        start.record()
-        op()
-        end.record()
-        end.synchronize()
-        return cuda.get_elapsed_time(start, end) / 1e3
-
-    def release(self) -> None:
-        self.device.synchronize()
-        self.cp.get_default_memory_pool().free_all_blocks()
-
-    def close(self) -> None:
-        pass
-
-
-def _import(name: str) -> tuple[Any | None, str]:
-    """(module, "") or (None, why it did not import)."""
-    import importlib
-
-    try:
-        return importlib.import_module(name), ""
-    except ImportError as err:
-        return None, _first_line(err)
-    except Exception as err:  # a broken install (missing shared library, ABI clash)
-        return None, f"import failed: {_first_line(err)}"
-
-
-def _torch_gpu_problem(torch: Any, index: int) -> str:
-    """Why PyTorch cannot use GPU ``index`` ("" when it can)."""
-    if not (getattr(torch.version, "cuda", None) or getattr(torch.version, "hip", None)):
-        return f"torch {torch.__version__} is a CPU-only build (no CUDA or ROCm)"
-    if not torch.cuda.is_available():
-        return "torch sees no GPU (torch.cuda.is_available() is False: no device, driver or permission)"
-    count = torch.cuda.device_count()
-    if index >= count:
-        return f"no GPU {index}: torch sees {count}"
-    return ""
-
-
-def _cupy_gpu_problem(cupy: Any, index: int) -> str:
-    try:
-        count = cupy.cuda.runtime.getDeviceCount()
-    except Exception as err:
-        return f"cupy sees no GPU ({_first_line(err)})"
-    if index >= count:
-        return f"no GPU {index}: cupy sees {count}" if count else "cupy sees no GPU"
-    return ""
-
-
-def open_gpu_backend(index: int = 0, library: str = "auto") -> Backend:
-    """PyTorch first (bf16, tf32, fp8), then CuPy; :class:`MeasureError` with a one-line reason otherwise."""
-    names = ("torch", "cupy") if library == "auto" else (library,)
-    modules = {name: _import(name) for name in names}
-    if all(module is None for module, _ in modules.values()):
-        wanted = "PyTorch or CuPy (neither is importable)" if library == "auto" else \
-            f"{'PyTorch' if library == 'torch' else 'CuPy'} ({modules[library][1]})"
-        raise MeasureError(f"--device cuda needs {wanted}")
-    problems = []
-    for name, (module, _) in modules.items():
-        if module is None:
-            continue
-        problem = _torch_gpu_problem(module, index) if name == "torch" else _cupy_gpu_problem(module, index)
-        if not problem:
-            return _TorchBackend(module, index) if name == "torch" else _CupyBackend(module, index)
-        problems.append(problem)
-    raise MeasureError("; ".join(problems))
