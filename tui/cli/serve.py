@@ -30,29 +30,44 @@ processes on this machine (and save scenario files with its permissions).
 
 Nothing here imports Textual or textual-serve until :func:`run_serve` is called, so ``roofline --help`` stays
 fast and textual-serve stays optional.
+
+Modules: :mod:`~roofline.tui.cli.serve_command` (the command each session runs), :mod:`~roofline.tui.cli.serve_origin`
+(hosts, origins, the Host/Origin checks), :mod:`~roofline.tui.cli.serve_page` (the page and its CSP); this module
+holds sizes, sessions, the server and :func:`run_serve`. Their public names are importable from here.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
-import html
-import ipaddress
 import json
 import math
-import shlex
-import socket
 import sys
-from pathlib import Path
-from string import Template
-from urllib.parse import urlsplit
+
+from roofline.tui.cli.serve_command import build_command, explorer_args_from_namespace
+from roofline.tui.cli.serve_origin import (
+    Origin,
+    _check_host_port,
+    _shown,
+    allowed_origins,
+    check_public_url,
+    is_loopback,
+    parse_origin,
+    public_url,
+    refusal,
+)
+from roofline.tui.cli.serve_page import content_security_policy, page_html, websocket_url
+
+__all__ = [
+    "DEFAULT_HOST", "DEFAULT_PORT", "MAX_COLUMNS", "MAX_ROWS", "NOT_INSTALLED", "QUIT_GRACE_S", "TERM_GRACE_S",
+    "TEXTUAL_SERVE_CHECKED", "Origin", "allowed_origins", "build_command", "check_public_url", "clamp_size",
+    "content_security_policy", "end_process", "explorer_args_from_namespace", "is_loopback", "page_html",
+    "parse_origin", "public_url", "refusal", "relay", "run_serve", "server_class", "websocket_url",
+]
 
 NOT_INSTALLED = "textual-serve is not installed: pip install 'roofline-explorer[serve]'"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-_WILDCARD_HOSTS = {"0.0.0.0", "::", ""}
-_LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 
 MAX_COLUMNS = 500  # widest terminal a session may ask for (cells)
 MAX_ROWS = 200  # tallest terminal a session may ask for (cells)
@@ -62,179 +77,6 @@ TERM_GRACE_S = 3.0  # after SIGTERM: time before SIGKILL
 # The textual-serve release whose private ``AppService._process`` (the session's asyncio Process, set by
 # ``AppService._open_app_process``) this module reads; tests/cli/test_serve_security.py fails when it changes.
 TEXTUAL_SERVE_CHECKED = "1.1.3"
-
-Origin = tuple[str, str, int]  # (scheme, host in lower case without IPv6 brackets, port)
-
-
-# ---------------------------------------------------------------- the command each session runs
-
-
-def build_command(explorer_args: list[str], present: bool) -> str:
-    """The shell command textual-serve runs for each browser session.
-
-    ``exec <python> -m roofline.tui.cli [explorer args]``, or with ``present`` the ``present`` subcommand after
-    the explorer args (they are top-level options, so argparse needs them before the subcommand). Every word is
-    shell-quoted: textual-serve hands the string to ``/bin/sh``. ``exec`` makes the shell become the explorer,
-    so the process textual-serve holds (and this module signals) is the explorer itself.
-    """
-    words = [sys.executable, "-m", "roofline.tui.cli", *explorer_args]
-    if present:
-        words.append("present")
-    return "exec " + shlex.join(words)
-
-
-def explorer_args_from_namespace(args: argparse.Namespace) -> list[str]:
-    """The explorer flags the user gave (``roofline --hardware X serve``), as words to pass through.
-
-    Every value travels as one word ``--flag=VALUE``, so a value that starts with ``-`` (``--model -x``) is not
-    taken for a flag; on/off flags become ``--flag`` or ``--no-flag``. The flags are the input registry's, so a
-    new input passes through without a change here. A ``--scenario`` path is made absolute so that it does not
-    depend on the server's working directory.
-    """
-    from roofline.tui.inputs.registry import INPUTS
-
-    words: list[str] = []
-    for spec in INPUTS:
-        value = getattr(args, spec.name, None) if spec.flag else None
-        if value is None:
-            continue
-        if spec.kind == "bool":
-            words.append(spec.flag if value else "--no-" + spec.flag.removeprefix("--"))
-        else:
-            words.append(f"{spec.flag}={value}")
-    scenario = getattr(args, "scenario", None)
-    if scenario is not None:
-        words.append(f"--scenario={Path(scenario).expanduser().resolve()}")
-    return words
-
-
-# ---------------------------------------------------------------- hosts, URLs, origins
-
-
-def is_loopback(host: str) -> bool:
-    """True for localhost and loopback addresses (127.0.0.0/8, ::1)."""
-    if host.lower() in ("localhost", "localhost."):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-def _check_host_port(host: str, port: int) -> None:
-    if isinstance(port, bool) or not isinstance(port, int) or not 1 <= port <= 65535:
-        raise ValueError(f"--port: {port!r} is out of range (1 to 65,535)")
-    if not isinstance(host, str) or not host.strip() or any(c.isspace() for c in host):
-        raise ValueError(f"--host: {host!r} is not a host name or address")
-    if host in _WILDCARD_HOSTS:
-        return
-    try:
-        socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError) as err:
-        raise ValueError(f"--host: cannot resolve {host!r} ({err})") from None
-
-
-def public_url(host: str, port: int) -> str:
-    """The URL a browser should open when no ``--public-url`` is given (it carries the websocket address).
-
-    A wildcard bind (0.0.0.0, ::) is not an address a browser can use, so the machine's host name stands in.
-    """
-    shown = socket.gethostname() if host in _WILDCARD_HOSTS else host.strip("[]")
-    if ":" in shown:  # IPv6 literal
-        shown = f"[{shown}]"
-    return f"http://{shown}:{port}"
-
-
-def _default_port(scheme: str) -> int:
-    return 443 if scheme == "https" else 80
-
-
-def parse_origin(text: str) -> Origin | None:
-    """``scheme://host[:port]`` as (scheme, host, port), the port filled in; None unless an http(s) origin."""
-    try:
-        parts = urlsplit(text.strip())
-        port = parts.port
-    except ValueError:  # a port out of range or not a number, a bad IPv6 literal
-        return None
-    if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
-        return None
-    return parts.scheme, parts.hostname, port or _default_port(parts.scheme)
-
-
-def check_public_url(url: str) -> str:
-    """``--public-url``, checked and without a trailing slash: ``http(s)://host[:port]``, no path or query.
-
-    textual-serve builds the page's script, font and websocket URLs by appending paths to it, and the page
-    asks for downloads at its own origin, so a path prefix would not survive; a proxy must serve at the root.
-    """
-    cleaned = url.strip().rstrip("/") if isinstance(url, str) else ""
-    parts = urlsplit(cleaned)
-    if parse_origin(cleaned) is None or parts.path or parts.query or parts.fragment:
-        raise ValueError(f"--public-url: {url!r} is not http(s)://HOST[:PORT] (no path, query or user)")
-    return cleaned
-
-
-def allowed_origins(host: str, port: int, public: str | None = None) -> frozenset[Origin]:
-    """The origins whose pages may open a session, and so the names a request's ``Host`` may carry.
-
-    The URL printed at start; for a loopback or wildcard bind also ``localhost``, ``127.0.0.1`` and ``[::1]``
-    on the port (the same machine, whatever the user typed); for a wildcard bind the machine's host names and
-    their addresses; and ``--public-url``. Any other name reaches the server only through DNS tricks or a proxy
-    that does not say so: give it as ``--public-url``.
-    """
-    origins = {parse_origin(public_url(host, port))}
-    if host in _WILDCARD_HOSTS or is_loopback(host):
-        origins |= {("http", name, port) for name in _LOOPBACK_NAMES}
-    else:
-        origins.add(("http", host.strip("[]").lower(), port))
-    if host in _WILDCARD_HOSTS:
-        names = {socket.gethostname(), socket.getfqdn()}
-        with contextlib.suppress(OSError, UnicodeError):
-            names |= {info[4][0] for info in socket.getaddrinfo(socket.gethostname(), port, type=socket.SOCK_STREAM)}
-        origins |= {("http", name.lower(), port) for name in names if name}
-    if public is not None:
-        origins.add(parse_origin(public))
-    origins.discard(None)
-    return frozenset(origins)
-
-
-def _shown(text: str, limit: int = 80) -> str:
-    """A header value for a log line or a reply: quoted, control characters escaped, cut to ``limit``."""
-    return repr(text[:limit] + ("..." if len(text) > limit else ""))
-
-
-def _host_allowed(value: str, allowed: frozenset[Origin]) -> bool:
-    try:
-        parts = urlsplit("//" + value.strip())
-        name, port = parts.hostname, parts.port
-    except ValueError:
-        return False
-    if not name or parts.path or parts.query or parts.username:
-        return False
-    return any(host == name and (port == origin_port or (port is None and origin_port == _default_port(scheme)))
-               for scheme, host, origin_port in allowed)
-
-
-def refusal(*, host_header: str | None, origin_header: str | None, client: str | None,
-            allowed: frozenset[Origin], websocket: bool) -> str | None:
-    """Why a request is refused (one line), or None to serve it.
-
-    Every request: ``Host`` must name this server (DNS rebinding). A websocket upgrade also: ``Origin`` must be
-    an allowed origin; without ``Origin`` (not a browser) only a loopback client is served.
-    """
-    if host_header is None:
-        return "no Host header"
-    if not _host_allowed(host_header, allowed):
-        return f"Host {_shown(host_header)} is not a name this server answers to (see --public-url)"
-    if not websocket:
-        return None
-    if origin_header is None:
-        if client is not None and is_loopback(client):
-            return None
-        return "a websocket without Origin is served to loopback clients only"
-    if parse_origin(origin_header) not in allowed:
-        return f"Origin {_shown(origin_header)} is not this server's page (see --public-url)"
-    return None
 
 
 # ---------------------------------------------------------------- sizes and processes
@@ -288,66 +130,6 @@ async def end_process(process: asyncio.subprocess.Process, *, quit_grace_s: floa
         process.kill()
     await process.wait()
     return "killed"
-
-
-# ---------------------------------------------------------------- the page
-
-
-_PAGE = Template("""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>$title</title>
-<link rel="stylesheet" href="${static}css/xterm.css">
-<style>
-/* textual-serve's terminal asks for "Roboto Mono"; the font files come from this server, never the web. */
-@font-face { font-family: "Roboto Mono"; font-style: normal; font-weight: 100 700;
-  src: url("${static}fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); }
-@font-face { font-family: "Roboto Mono"; font-style: italic; font-weight: 100 700;
-  src: url("${static}fonts/RobotoMono-Italic-VariableFont_wght.ttf") format("truetype"); }
-html, body { margin: 0; height: 100%; overflow: hidden; background: #0c181f; color: #e8e8e8;
-  font-family: "Roboto Mono", ui-monospace, "SF Mono", Menlo, Consolas, "DejaVu Sans Mono", monospace; }
-.note { position: fixed; inset: 0; display: flex; flex-direction: column; align-items: center;
-  justify-content: center; gap: 1em; background: #0c181f; z-index: 10; }
-.note a { color: inherit; border: 1px solid currentColor; padding: 0.5em 1.5em; text-decoration: none; }
-body.-first-byte .starting, .ended, #start { display: none; }
-body.-closed .ended, #start.-delay { display: flex; }
-</style>
-<script src="${static}js/textual.js"></script>
-</head>
-<body>
-<div class="note starting"><div>$title</div><a id="start" href="$start">Start</a></div>
-<div class="note ended"><div>Session ended.</div><a href="$start">Restart</a></div>
-<div id="terminal" class="textual-terminal" data-session-websocket-url="$websocket" data-font-size="$font_size">
-</div>
-</body>
-</html>
-""")
-
-
-def websocket_url(base_url: str) -> str:
-    """The session websocket under ``base_url`` (http -> ws, https -> wss)."""
-    scheme, rest = base_url.split(":", 1)
-    return ("wss:" if scheme == "https" else "ws:") + rest + "/ws"
-
-
-def page_html(*, title: str, base_url: str, font_size_px: int) -> str:
-    """The page every browser tab gets: textual-serve's terminal script, fed from ``base_url`` only."""
-    values = {"title": title, "static": base_url + "/static/", "websocket": websocket_url(base_url),
-              "font_size": str(font_size_px), "start": base_url + "/"}
-    return _PAGE.substitute({key: html.escape(value) for key, value in values.items()})
-
-
-def content_security_policy(base_url: str) -> str:
-    """Scripts, styles, fonts and images from ``base_url``'s origin only, the websocket to it, no framing."""
-    scheme, host, port = parse_origin(base_url)
-    shown = f"[{host}]" if ":" in host else host
-    origin = f"{scheme}://{shown}:{port}"
-    ws_origin = f"{'wss' if scheme == 'https' else 'ws'}://{shown}:{port}"
-    return (f"default-src 'none'; script-src 'self' {origin}; style-src 'self' {origin} 'unsafe-inline'; "
-            f"font-src 'self' {origin}; img-src 'self' {origin} data:; connect-src 'self' {origin} {ws_origin}; "
-            "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
 # ---------------------------------------------------------------- the server
