@@ -97,6 +97,10 @@ class ModelArchitecture:
     default_weights: str | None = None
     default_expert_weights: str | None = None  # e.g. gpt-oss ships MXFP4 experts, bf16 elsewhere
     default_activations: str | None = None  # e.g. DeepSeek-V3 runs fp8 x fp8 GEMMs (W8A8)
+    # modules a quantised checkpoint leaves unconverted (config.json quantization_config), e.g. bf16 attention
+    default_attention_weights: str | None = None
+    default_embedding_weights: str | None = None
+    default_lm_head_weights: str | None = None
     source: str = ""
 
     def __post_init__(self) -> None:
@@ -196,6 +200,10 @@ class ModelArchitecture:
         else:
             params += self.dense_mlp_params()
         return params
+
+    def attention_params_total(self) -> int:
+        """Every layer's token-mixer projections (stored at the attention weight format)."""
+        return self.num_layers * self.attention_params()
 
     def embedding_params(self) -> int:
         return self.vocab_size * self.hidden_size

@@ -18,6 +18,7 @@ compute = FLOPs / peak and memory = bytes / bandwidth (a collective: link bytes 
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +26,8 @@ import numpy as np
 from . import engines
 from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
 from .engines import DEFAULT_ENGINE, engine_profile
-from .hardware import Hardware
+from .errors import ModelInputError
+from .hardware import PEAK_FALLBACK_ORDER, Hardware
 from .ops import Number, Op
 from .scenario import Scenario
 from .topology import ring_bottleneck
@@ -120,6 +122,9 @@ class Ceilings:
     kv_reads_per_query_head: bool = False
     # the ring's slowest link kind ("" when the preset's own figure is used, as before topologies)
     link_kind: str = ""
+    # GEMM rate per compute dtype, for ops that compute in another dtype than ``compute_dtype`` (per-module
+    # precision: a 16-bit attention block beside fp8 MLPs, W4A4 experts); built like ``matmul_flops_per_s``
+    matmul_flops_per_s_by_dtype: dict[str, float] = field(default_factory=dict)
 
     @property
     def ridge_flops_per_byte(self) -> float:
@@ -165,6 +170,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
     """
     used_dtype, spec_peak = hw.matmul_peak(compute_dtype)
     spec_vector = hw.vector_peak_flops_per_s()
+    peaks = _peaks_by_dtype(hw)
     link = hw.interconnect_bw_unidirectional_bytes_per_s
     profile = engine_profile(engine)
     if estimate == "bound":
@@ -175,6 +181,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
             mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s, link_bw_bytes_per_s=link, kernel_overhead_s=0.0,
             collective_latency_s=0.0, spec_matmul_flops_per_s=spec_peak,
             spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s, engine=profile.id,
+            matmul_flops_per_s_by_dtype={d: peak for d, (_, peak) in peaks.items()},
         )
     if estimate != "expected":
         raise ValueError(f"estimate must be one of {ESTIMATES}, not {estimate!r}")
@@ -195,7 +202,19 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
         spec_matmul_flops_per_s=spec_peak, spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
         weight_stream_efficiency={d: e for d, e in efficiency.items() if e != 1.0},
         engine=profile.id, kv_reads_per_query_head=profile.kv_reads_per_query_head, link_kind=link_kind,
+        matmul_flops_per_s_by_dtype={
+            d: peak * (hw.achievable_matmul_fraction.get(used) or DEFAULT_MATMUL_FRACTION)
+            for d, (used, peak) in peaks.items()},
     )
+
+
+def _peaks_by_dtype(hw: Hardware) -> dict[str, tuple[str, float]]:
+    """(dtype used, spec peak) for every compute dtype the device can run (after its fallbacks)."""
+    out = {}
+    for dtype in PEAK_FALLBACK_ORDER:
+        with contextlib.suppress(ModelInputError):
+            out[dtype] = hw.matmul_peak(dtype)
+    return out
 
 
 def scenario_ceilings(scenario: Scenario, estimate: str) -> Ceilings:
@@ -317,12 +336,16 @@ class OpTiming:
 
 def compute_rate_flops_per_s(op: Op, c: Ceilings) -> float:
     """The peak an op computes at: attention kernels, GEMMs (int8 for GGUF weights in the bound),
-    or the vector rate for the rest."""
+    or the vector rate for the rest. An op with its own ``compute_dtype`` (per-module precision) runs at that
+    dtype's rate, scaled like the scenario's (the attention kernel's efficiency kept)."""
+    scale = 1.0
+    if op.compute_dtype and op.kind in ("matmul", "attention") and op.compute_dtype in c.matmul_flops_per_s_by_dtype:
+        scale = c.matmul_flops_per_s_by_dtype[op.compute_dtype] / c.matmul_flops_per_s
     if op.kind == "attention" and c.attention_flops_per_s is not None:
-        return c.attention_flops_per_s
+        return c.attention_flops_per_s * scale
     if op.kind == "matmul" and c.integer_gemm_flops_per_s and op.weight_dtype in GGUF_INTEGER_FORMATS:
         return c.integer_gemm_flops_per_s
-    return c.matmul_flops_per_s if op.kind in ("matmul", "attention") else c.vector_flops_per_s
+    return c.matmul_flops_per_s * scale if op.kind in ("matmul", "attention") else c.vector_flops_per_s
 
 
 def overlapped_s(compute_s: Number, memory_s: Number, overlap: float) -> Number:

@@ -10,6 +10,7 @@ from .errors import ModelInputError
 # have (fp8 math on an A100 runs as bf16; bf16 on a V100 as fp16; on Apple GPUs as fp32).
 PEAK_FALLBACK_ORDER: dict[str, tuple[str, ...]] = {
     "fp4": ("fp4", "fp8", "bf16", "fp16", "fp32"),
+    "nvfp4": ("fp4", "fp8", "bf16", "fp16", "fp32"),  # NVFP4 runs on the fp4 tensor cores (dtypes.PEAK_DTYPE)
     "fp8": ("fp8", "bf16", "fp16", "fp32"),
     "bf16": ("bf16", "fp16", "fp32"),
     "fp16": ("fp16", "bf16", "fp32"),

@@ -160,6 +160,100 @@ def _attention(config: Mapping[str, Any], model_type: str, hidden: int) -> Atten
     )
 
 
+_QUANT_MODULE_WORDS = {
+    "attention": ("self_attn", "attention", "attn", "q_proj", "k_proj", "v_proj", "o_proj", "mixer"),
+    "embedding": ("embed_tokens", "embed", "wte"),
+    "lm_head": ("lm_head", "output_layer"),
+}
+
+
+def _unconverted_modules(entries: Any, key: str) -> set[str]:
+    """Which of attention, embedding, lm_head a quantised checkpoint lists as left unconverted (any entry naming
+    one: ``model.layers.*.self_attn``, ``re:.*self_attn.*``, ``lm_head``, ``model.embed_tokens``)."""
+    if entries is None:
+        return set()
+    if not isinstance(entries, list) or not all(isinstance(e, str) for e in entries):
+        raise ModelInputError(f"quantization_config.{key}", "must be a list of module names")
+    found = set()
+    for entry in entries:
+        name = entry.lower()
+        for module, words in _QUANT_MODULE_WORDS.items():
+            if any(word in name for word in words) and not (module == "attention" and "embed" in name):
+                found.add(module)
+    return found
+
+
+def _bits_format(spec: Any, key: str) -> str | None:
+    """compressed-tensors weights/input_activations: num_bits 8 float -> fp8, 4 float with groups of 16 -> nvfp4,
+    of 32 -> fp4 (MXFP4); 8 int -> int8 (weights), 4 int -> int4. None where absent."""
+    if spec is None:
+        return None
+    if not isinstance(spec, Mapping):
+        raise ModelInputError(key, "must be a table")
+    bits, kind, group = spec.get("num_bits"), spec.get("type", "int"), spec.get("group_size")
+    if bits == 8:
+        return "fp8" if kind == "float" else "int8"
+    if bits == 4:
+        if kind == "float":
+            return "fp4" if group == 32 else "nvfp4"
+        return "int4"
+    raise ModelInputError(key, f"num_bits {bits!r} of type {kind!r} is not a format the model knows")
+
+
+def released_formats(config: Mapping[str, Any]) -> dict[str, str]:
+    """The released precisions a ``quantization_config`` states, as ModelArchitecture ``default_*`` fields.
+
+    - ``fp8`` (DeepSeek-V3, Qwen3 FP8; vLLM ``Fp8Config``) and ``fbgemm_fp8``: fp8 weights, fp8 activations
+      (dynamic or static scales); ``ignored_layers``/``modules_to_not_convert`` stay at ``torch_dtype``.
+    - ``mxfp4`` (gpt-oss): only the MoE experts are MXFP4 (transformers' Mxfp4Config converts the experts).
+    - ``compressed-tensors``: the first config group's ``weights`` and ``input_activations`` formats
+      (:func:`_bits_format`), ``ignore`` unconverted.
+    - ``modelopt`` (NVIDIA TensorRT Model Optimizer): ``quant_algo`` FP8 or NVFP4 (W4A4), ``exclude_modules``.
+    A module left unconverted is recorded only where the model-wide format differs from it.
+    """
+    quant = config.get("quantization_config")
+    if quant is None:
+        return {}
+    if not isinstance(quant, Mapping):
+        raise ModelInputError("quantization_config", "must be a JSON object")
+    method = quant.get("quant_method")
+    unquantised = "fp16" if config.get("torch_dtype") == "float16" else "bf16"
+    out: dict[str, str] = {}
+    skipped: set[str] = set()
+    if method in ("fp8", "fbgemm_fp8"):
+        out = {"default_weights": "fp8", "default_activations": "fp8"}
+        for key in ("ignored_layers", "modules_to_not_convert"):
+            skipped |= _unconverted_modules(quant.get(key), key)
+    elif method == "mxfp4":
+        return {"default_expert_weights": "fp4"}
+    elif method == "compressed-tensors":
+        groups = quant.get("config_groups") or {}
+        if not isinstance(groups, Mapping):
+            raise ModelInputError("quantization_config.config_groups", "must be a JSON object")
+        for group in groups.values():
+            if not isinstance(group, Mapping):
+                raise ModelInputError("quantization_config.config_groups", "each group must be a JSON object")
+            weights = _bits_format(group.get("weights"), "quantization_config.weights")
+            activations = _bits_format(group.get("input_activations"), "quantization_config.input_activations")
+            if weights is not None:
+                out["default_weights"] = weights
+            if activations in ("fp8", "fp4", "nvfp4"):
+                out["default_activations"] = activations
+            break
+        skipped = _unconverted_modules(quant.get("ignore"), "ignore")
+    elif method == "modelopt":
+        algo = str(quant.get("quant_algo", "")).upper()
+        if algo == "FP8":
+            out = {"default_weights": "fp8", "default_activations": "fp8"}
+        elif algo == "NVFP4":
+            out = {"default_weights": "nvfp4", "default_activations": "nvfp4"}
+        skipped = _unconverted_modules(quant.get("exclude_modules"), "exclude_modules")
+    if out.get("default_weights", unquantised) != unquantised:
+        for module in sorted(skipped):
+            out[f"default_{module}_weights"] = unquantised
+    return out
+
+
 def architecture_from_hf_config(
     config: Mapping[str, Any], *, model_id: str, name: str | None = None, **extra: Any
 ) -> ModelArchitecture:
@@ -192,6 +286,9 @@ def architecture_from_hf_config(
         dense_width = _int(config, "intermediate_size")
     tied = _flag(config, "tie_word_embeddings", model_type in _TIED_BY_DEFAULT)
     max_positions = _count(config, "max_position_embeddings") or None
+    for key, value in released_formats(config).items():  # a preset's explicit default_* wins
+        if extra.get(key) is None:
+            extra[key] = value
     return ModelArchitecture(
         id=model_id,
         name=name or model_id,

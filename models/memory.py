@@ -110,32 +110,51 @@ def tp_replicated_weight_bytes_per_device(scenario: Scenario) -> float:
     and kv_a_proj (H x (r_kv + d_rope), and its norm r_kv); with MoE, the router (H x E). Plus the final norm (H).
     Each rank stores R of them, against R / tp in the even share, so it adds R x (1 - 1/tp). With g < tp KV heads
     each rank holds one whole KV head's projections, H x (d_k + d_v), against g / tp of one in the even share.
-    Layers split over pipeline stages, so the total is divided by pp. Stored at the non-expert weight format.
+    Layers split over pipeline stages, so the total is divided by pp. Stored at the non-expert weight format (the
+    attention projections at the attention format).
     """
     m, par = scenario.model, scenario.parallelism
     tp, H, a = par.tp, m.hidden_size, scenario.model.attention
     if tp == 1:
         return 0.0
     per_layer = m.norms_per_layer * H
+    attention = 0.0
     if a.is_mla:
         if a.q_lora_rank is not None:
-            per_layer += H * a.q_lora_rank + a.q_lora_rank
-        per_layer += H * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
+            attention += H * a.q_lora_rank + a.q_lora_rank
+        attention += H * (a.kv_lora_rank + a.qk_rope_head_dim) + a.kv_lora_rank
     replicated = per_layer * m.num_layers + H
     if m.moe is not None:
         replicated += sum(g.count for g in m.layer_groups if g.moe) * m.router_params()
-    extra = replicated * (1.0 - 1.0 / tp)
+    extra = replicated * (1.0 - 1.0 / tp) * weight_bytes_per_param(scenario.precisions.weights)
+    extra_attention = attention * m.num_layers * (1.0 - 1.0 / tp)
     if not a.is_mla and a.num_kv_heads < tp:
-        extra += m.num_layers * H * (a.head_dim + a.v_head_dim) * (1.0 - a.num_kv_heads / tp)
-    return extra * weight_bytes_per_param(scenario.precisions.weights) / par.pp
+        extra_attention += m.num_layers * H * (a.head_dim + a.v_head_dim) * (1.0 - a.num_kv_heads / tp)
+    extra += extra_attention * weight_bytes_per_param(scenario.precisions.module("attention").weights)
+    return extra / par.pp
+
+
+def weight_bytes_total(scenario: Scenario) -> float:
+    """Every parameter at its module's format (:class:`scenario.Precisions`): routed experts, the token mixers'
+    projections, embedding, LM head (a tied one is the embedding, stored once), the rest at ``weights``."""
+    m, p = scenario.model, scenario.precisions
+    by_module = {
+        "experts": m.routed_expert_params_total(),
+        "attention": m.attention_params_total(),
+        "embedding": m.embedding_params(),
+        "lm_head": m.lm_head_params(),
+    }
+    params_by_format = {p.weights: m.params - sum(by_module.values())}
+    for module, params in by_module.items():
+        dtype = p.module(module, tied=m.tie_word_embeddings).weights
+        params_by_format[dtype] = params_by_format.get(dtype, 0) + params
+    return sum(params * weight_bytes_per_param(dtype) for dtype, params in params_by_format.items())
 
 
 def memory_footprint(scenario: Scenario) -> MemoryFootprint:
-    m, b, par = scenario.model, scenario.batching, scenario.parallelism
+    b, par = scenario.batching, scenario.parallelism
     devices = par.devices
-    expert_params = m.routed_expert_params_total()
-    weights = ((m.params - expert_params) * weight_bytes_per_param(scenario.precisions.weights)
-               + expert_params * weight_bytes_per_param(scenario.precisions.expert_weights_or_weights))
+    weights = weight_bytes_total(scenario)
     per_device_weights = weights / devices + tp_replicated_weight_bytes_per_device(scenario)
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
     capacity = scenario.hardware.memory_capacity_bytes

@@ -34,7 +34,7 @@ Values may be numpy arrays: batch and context broadcast, so one call evaluates a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -73,6 +73,8 @@ class Op:
     kv_write_bytes: Number = 0.0
     comm_bytes: Number = 0.0
     weight_dtype: str = ""  # storage format of weight_bytes (for dequantisation costs)
+    # the dtype the op computes in when it is not the scenario's (per-module precision); "" = the scenario's
+    compute_dtype: str = ""
     # the sizes the formulas above were evaluated with (T, K, N, b_w, ...), for explanations
     dims: tuple[tuple[str, float], ...] = ()
 
@@ -88,7 +90,8 @@ class Op:
 
 @dataclass(frozen=True, slots=True)
 class _Sizes:
-    """Per-device element sizes and head counts for one scenario."""
+    """Per-device element sizes and head counts for one scenario (``b_w``, ``w_dtype``, ``b_a``, ``compute``: the
+    module being built; :func:`module_sizes` gives another module's)."""
 
     b_w: float
     b_we: float  # routed-expert weights
@@ -100,6 +103,18 @@ class _Sizes:
     q_heads: int
     kv_heads: int
     hidden: int
+    compute: str = ""  # the GEMMs' compute dtype when not the scenario's
+    attention_kernel: str = ""  # the attention kernel's compute dtype when not the scenario's
+    expert_compute: str = ""
+    modules: tuple[tuple[str, float, str, float, str], ...] = ()  # (module, b_w, w_dtype, b_a, compute)
+
+
+def module_sizes(s: _Sizes, module: str) -> _Sizes:
+    """``s`` with the weights, GEMM inputs and compute dtype of ``module`` (attention, embedding, lm_head)."""
+    for name, b_w, w_dtype, b_a, compute in s.modules:
+        if name == module:
+            return replace(s, b_w=b_w, w_dtype=w_dtype, b_a=b_a, compute=compute)
+    return s
 
 
 def expected_distinct_experts(num_experts: int, top_k: int, tokens: Number) -> Number:
@@ -133,7 +148,7 @@ def _matmul(phase: str, name: str, count: int, tokens: Number, k: float, n: floa
         flops=2.0 * tokens * k * n,
         weight_bytes=weight_matrices * k * n * s.b_w,
         activation_bytes=tokens * (k * s.b_a + n * b_out),
-        weight_dtype=s.w_dtype,
+        weight_dtype=s.w_dtype, compute_dtype=s.compute,
         dims=(("T", tokens), ("K", k), ("N", n), ("b_w", s.b_w), ("b_a", s.b_a), ("b_out", b_out)),
     )
 
@@ -179,18 +194,19 @@ def _gqa_attention(phase: str, count: int, batch: Number, context: Number, promp
             return [Op(phase=phase, name=label, kind="attention", count=count,
                        flops=pairs * (2.0 * (dqk + dv) + SOFTMAX_FLOPS_PER_SCORE),
                        activation_bytes=q_bytes + o_bytes, kv_read_bytes=k_read + v_read,
-                       kv_write_bytes=kv_write,
+                       kv_write_bytes=kv_write, compute_dtype=s.attention_kernel,
                        dims=(("B", batch), ("c", keys), ("h_q", hq), ("g", g), ("d_qk", dqk), ("d_v", dv),
                              ("b_kv", s.b_kv), ("b_a", s.b_a)))]
         scores = pairs * s.b_a
         return [
             Op(phase=phase, name=f"{label} scores", kind="attention", count=count,
                flops=2.0 * pairs * dqk, activation_bytes=q_bytes + scores, kv_read_bytes=k_read,
-               kv_write_bytes=kv_write),
+               kv_write_bytes=kv_write, compute_dtype=s.attention_kernel),
             Op(phase=phase, name=f"{label} softmax", kind="elementwise", count=count,
                flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
             Op(phase=phase, name=f"{label} weighted sum", kind="attention", count=count,
-               flops=2.0 * pairs * dv, activation_bytes=scores + o_bytes, kv_read_bytes=v_read),
+               flops=2.0 * pairs * dv, activation_bytes=scores + o_bytes, kv_read_bytes=v_read,
+               compute_dtype=s.attention_kernel),
         ]
     tokens = batch * prompt
     q_bytes, o_bytes = tokens * hq * dqk * s.b_a, tokens * hq * dv * s.b_a
@@ -200,16 +216,17 @@ def _gqa_attention(phase: str, count: int, batch: Number, context: Number, promp
         pairs = batch * hq * causal_attention_pairs(prompt, window)
         return [Op(phase=phase, name=label, kind="attention", count=count,
                    flops=pairs * (2.0 * (dqk + dv) + SOFTMAX_FLOPS_PER_SCORE),
-                   activation_bytes=q_bytes + k_bytes + v_bytes + o_bytes, kv_write_bytes=kv_write)]
+                   activation_bytes=q_bytes + k_bytes + v_bytes + o_bytes, kv_write_bytes=kv_write,
+                   compute_dtype=s.attention_kernel)]
     pairs = batch * hq * prompt * prompt  # the unfused path computes and stores the full P x P matrix
     scores = pairs * s.b_a
     return [
         Op(phase=phase, name=f"{label} scores", kind="attention", count=count, flops=2.0 * pairs * dqk,
-           activation_bytes=q_bytes + k_bytes + scores, kv_write_bytes=kv_write),
+           activation_bytes=q_bytes + k_bytes + scores, kv_write_bytes=kv_write, compute_dtype=s.attention_kernel),
         Op(phase=phase, name=f"{label} softmax", kind="elementwise", count=count,
            flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
         Op(phase=phase, name=f"{label} weighted sum", kind="attention", count=count,
-           flops=2.0 * pairs * dv, activation_bytes=scores + v_bytes + o_bytes),
+           flops=2.0 * pairs * dv, activation_bytes=scores + v_bytes + o_bytes, compute_dtype=s.attention_kernel),
     ]
 
 
@@ -237,7 +254,7 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
     ]
     if phase == "prefill":
         ops.append(_matmul(phase, "kv_b_proj (decompress)", count, tokens, r_kv, hq * (nope + dv), s))
-        mha = _Sizes(s.b_w, s.b_we, s.w_dtype, s.we_dtype, s.b_a, s.b_kv, s.tp, hq, hq, H)
+        mha = replace(s, kv_heads=hq)
         attn = _gqa_attention(phase, count, batch, context, prompt, None, flash,
                               _with_head_dims(m, nope + rope, dv), mha)
         # the cache stores the latent, not the decompressed heads
@@ -249,27 +266,30 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
     kv_write = batch * latent * s.b_kv
     ops.append(Op(phase=phase, name="q absorb (W_UK)", kind="matmul", count=count,
                   flops=2.0 * batch * hq * nope * r_kv, weight_bytes=hq * nope * r_kv * s.b_w,
-                  activation_bytes=batch * hq * (nope + r_kv) * s.b_a))
+                  activation_bytes=batch * hq * (nope + r_kv) * s.b_a, weight_dtype=s.w_dtype,
+                  compute_dtype=s.compute))
     q_bytes, o_bytes = batch * hq * latent * s.b_a, batch * hq * r_kv * s.b_a
     if flash:
         ops.append(Op(phase=phase, name="attention (latent)", kind="attention", count=count,
                       flops=pairs * (2.0 * (latent + r_kv) + SOFTMAX_FLOPS_PER_SCORE),
-                      activation_bytes=q_bytes + o_bytes, kv_read_bytes=kv_read, kv_write_bytes=kv_write))
+                      activation_bytes=q_bytes + o_bytes, kv_read_bytes=kv_read, kv_write_bytes=kv_write,
+                      compute_dtype=s.attention_kernel))
     else:
         scores = pairs * s.b_a
         ops += [
             Op(phase=phase, name="attention (latent) scores", kind="attention", count=count,
                flops=2.0 * pairs * latent, activation_bytes=q_bytes + scores, kv_read_bytes=kv_read,
-               kv_write_bytes=kv_write),
+               kv_write_bytes=kv_write, compute_dtype=s.attention_kernel),
             Op(phase=phase, name="attention (latent) softmax", kind="elementwise", count=count,
                flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
             Op(phase=phase, name="attention (latent) weighted sum", kind="attention", count=count,
                flops=2.0 * pairs * r_kv, activation_bytes=scores + o_bytes,
-               kv_read_bytes=batch * context * r_kv * s.b_kv),
+               kv_read_bytes=batch * context * r_kv * s.b_kv, compute_dtype=s.attention_kernel),
         ]
     ops.append(Op(phase=phase, name="v absorb (W_UV)", kind="matmul", count=count,
                   flops=2.0 * batch * hq * r_kv * dv, weight_bytes=hq * r_kv * dv * s.b_w,
-                  activation_bytes=batch * hq * (r_kv + dv) * s.b_a))
+                  activation_bytes=batch * hq * (r_kv + dv) * s.b_a, weight_dtype=s.w_dtype,
+                  compute_dtype=s.compute))
     return ops
 
 
@@ -314,12 +334,14 @@ def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes
         _matmul(phase, "router", count, tokens, H, moe.num_experts, s),
         Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
            flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_we,
-           activation_bytes=routed * (H * s.b_a + 2 * width * b_out), weight_dtype=s.we_dtype),
+           activation_bytes=routed * (H * s.b_a + 2 * width * b_out), weight_dtype=s.we_dtype,
+           compute_dtype=s.expert_compute),
         _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s,
                      feeds_gemm=True),
         Op(phase=phase, name="experts down", kind="matmul", count=count,
            flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_we,
-           activation_bytes=routed * (width * s.b_a + H * b_out), weight_dtype=s.we_dtype),
+           activation_bytes=routed * (width * s.b_a + H * b_out), weight_dtype=s.we_dtype,
+           compute_dtype=s.expert_compute),
     ]
     if moe.shared_intermediate_size:
         ops += _mlp(phase, count, tokens, moe.shared_intermediate_size, "shared expert", s)
@@ -336,20 +358,21 @@ def _layer_group_ops(phase: str, group: LayerGroup, batch: Number, context: Numb
     H = s.hidden
     ops = [_elementwise(phase, "norms", n * m.norms_per_layer, tokens * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H,
                         feeds_gemm=True)]
+    sa = module_sizes(s, "attention")
     if a.is_mla:
-        ops += _mla_block(phase, n, batch, context, prompt, flash, m, s)
+        ops += _mla_block(phase, n, batch, context, prompt, flash, m, sa)
         o_in = s.q_heads * a.v_head_dim
     else:
         qkv_out = (s.q_heads * a.head_dim) + s.kv_heads * (a.head_dim + a.v_head_dim)
-        ops.append(_matmul(phase, "qkv_proj", n, tokens, H, qkv_out, s))
+        ops.append(_matmul(phase, "qkv_proj", n, tokens, H, qkv_out, sa))
         if a.qk_norm:
             ops.append(_elementwise(phase, "q/k norm", n, tokens * (s.q_heads + s.kv_heads) * a.head_dim,
                                     RMSNORM_FLOPS_PER_ELEMENT, 1, s, 2 * a.head_dim))
         ops.append(_elementwise(phase, "rope", n, tokens * (s.q_heads + s.kv_heads) * a.head_dim,
                                 ROPE_FLOPS_PER_ELEMENT, 1, s))
-        ops += _gqa_attention(phase, n, batch, context, prompt, group.window_tokens, flash, m, s)
+        ops += _gqa_attention(phase, n, batch, context, prompt, group.window_tokens, flash, m, sa)
         o_in = s.q_heads * a.v_head_dim
-    ops.append(_matmul(phase, "o_proj", n, tokens, o_in, H, s))
+    ops.append(_matmul(phase, "o_proj", n, tokens, o_in, H, sa))
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (attention)", n, tokens, s))
     ops.append(_elementwise(phase, "residual add", 2 * n, tokens * H, 1, 2, s))
@@ -387,9 +410,21 @@ def _merge(ops: list[Op]) -> list[Op]:
     return list(merged.values())
 
 
+def _module_entry(p, module: str, tied: bool, scenario_compute: str) -> tuple[str, float, str, float, str]:
+    mp = p.module(module, tied=tied)
+    compute = "" if mp.compute_dtype == scenario_compute else mp.compute_dtype
+    return (module, weight_bytes_per_param(mp.weights), mp.weights, activation_bytes_per_element(mp.activations),
+            compute)
+
+
 def sizes_for(scenario: Scenario) -> _Sizes:
     m, p, tp = scenario.model, scenario.precisions, scenario.parallelism.tp
     ratio = scenario.batching.kv_compression_ratio
+    main = p.compute_dtype
+    tied = m.tie_word_embeddings
+    modules = tuple(_module_entry(p, name, tied, main) for name in ("attention", "embedding", "lm_head"))
+    kernel = p.attention_compute_dtype
+    expert = p.module("experts").compute_dtype
     return _Sizes(
         b_w=weight_bytes_per_param(p.weights),
         b_we=weight_bytes_per_param(p.expert_weights_or_weights),
@@ -401,6 +436,9 @@ def sizes_for(scenario: Scenario) -> _Sizes:
         q_heads=m.attention.num_heads // tp,
         kv_heads=math.ceil(m.attention.num_kv_heads / tp),
         hidden=m.hidden_size,
+        attention_kernel="" if kernel == main else kernel,
+        expert_compute="" if expert == main else expert,
+        modules=modules,
     )
 
 
@@ -420,7 +458,7 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
     H = s.hidden
     b_r = residual_bytes_per_element(s)  # the 16-bit stream: embedding output, pipeline sends, gathered logits
     ops: list[Op] = [Op(phase=phase, name="embedding", kind="embedding", count=1, flops=0.0,
-                        weight_bytes=tokens * H * s.b_w / s.tp,
+                        weight_bytes=tokens * H * module_sizes(s, "embedding").b_w / s.tp,
                         activation_bytes=tokens * H * b_r)]
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (embedding)", 1, tokens, s))
@@ -434,7 +472,7 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
                       comm_bytes=tokens * H * b_r, dims=(("T", tokens), ("H", H), ("b_a", b_r))))
     ops.append(_elementwise(phase, "final norm", 1, batch * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H, feeds_gemm=True))
     # logits only for the last position of each sequence, also in prefill
-    ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, s))
+    ops.append(_matmul(phase, "lm_head", 1, batch, H, m.vocab_size / s.tp, module_sizes(s, "lm_head")))
     if s.tp > 1:  # the vocabulary-parallel logits are gathered: each device sends its (tp-1)/tp share
         ops.append(Op(phase=phase, name="all-gather (logits)", kind="collective", count=1, flops=0.0,
                       comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * b_r,
