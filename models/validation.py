@@ -19,6 +19,7 @@ not fit in memory as stated are flagged with the reason.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,8 @@ from .estimate import Ceilings, pass_totals, scenario_ceilings
 from .inference import Estimate, GenerationOps, estimate, generation_ops
 from .memory import GIB, memory_footprint
 from .scenario import Scenario
+from .serving import at_rate, frontier
+from .serving_inputs import ServingMix, ServingOptions
 
 RATE_METRICS = ("decode_tokens_per_s_per_seq", "prefill_tokens_per_s", "output_tokens_per_s",
                 "output_tokens_per_s_per_gpu")
@@ -42,6 +45,7 @@ TIME_METRICS = ("ttft_ms", "itl_ms", "e2e_s")
 METRICS = RATE_METRICS + TIME_METRICS
 # A serving benchmark's metrics (rows with a concurrency: continuous batching, serving.py), SI units.
 SERVING_METRICS = ("ttft_s", "itl_s", "output_tokens_per_s_per_device")
+SERVING_RATE_METRICS = ("output_tokens_per_s_per_device",)
 
 
 def predict(scenario: Scenario, e: Estimate, metric: str) -> float:
@@ -98,7 +102,7 @@ class RowResult:
 
     @property
     def bound_held(self) -> bool:
-        if self.metric in RATE_METRICS:
+        if self.metric in RATE_METRICS or self.metric in SERVING_RATE_METRICS:
             return self.bound >= self.measured
         return self.bound <= self.measured
 
@@ -107,6 +111,35 @@ def evaluate(row_id: str, scenario: Scenario, metric: str, measured: float) -> R
     return RowResult(id=row_id, metric=metric, measured=measured,
                      expected=predict(scenario, estimate(scenario, "expected"), metric),
                      bound=predict(scenario, estimate(scenario, "bound"), metric))
+
+
+def predict_serving(scenario: Scenario, metric: str, concurrency: int, rate_per_s: float | None,
+                    estimate_name: str = "expected") -> tuple[float, bool]:
+    """(prediction, fits) of a serving benchmark's metric by the continuous-batching model (serving.py): the mean
+    prompt and output of the row, at ``concurrency`` requests in flight (closed loop, :func:`serving.frontier`), or
+    at ``rate_per_s`` arrivals (:func:`serving.at_rate`) when the row states a rate. ``ttft_s`` and ``itl_s`` per
+    request, ``output_tokens_per_s_per_device`` over the replica's TP x PP devices. ``fits``: the concurrency fits
+    the engine's KV blocks and the replica carries the rate (else TTFT is infinite)."""
+    b = scenario.batching
+    mix = ServingMix(prompt_tokens=b.prompt_tokens, output_tokens=b.output_tokens)
+    if rate_per_s is not None:
+        point = at_rate(scenario, mix, rate_per_s, estimate_name, ServingOptions())
+    else:
+        point = frontier(scenario, mix, [concurrency], estimate_name, ServingOptions()).points[0]
+    values = {"ttft_s": point.ttft_s, "itl_s": point.itl_s,
+              "output_tokens_per_s_per_device": point.tokens_per_s_per_device}
+    if metric not in values:
+        raise ValueError(f"unknown serving metric {metric!r} (known: {', '.join(SERVING_METRICS)})")
+    value = float(values[metric])
+    return value, bool(point.fits) and math.isfinite(value)
+
+
+def evaluate_serving(row_id: str, scenario: Scenario, metric: str, measured: float, concurrency: int,
+                     rate_per_s: float | None = None) -> tuple[RowResult, bool]:
+    """A serving row scored like a static one (expected and bound), and whether the expected point fits."""
+    expected, fits = predict_serving(scenario, metric, concurrency, rate_per_s, "expected")
+    bound, _ = predict_serving(scenario, metric, concurrency, rate_per_s, "bound")
+    return RowResult(id=row_id, metric=metric, measured=measured, expected=expected, bound=bound), fits
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -186,7 +219,7 @@ def ceilings_with_factor(scenario: Scenario, factor: str, value: float) -> Ceili
 
 def _time_like(metric: str, value: float) -> float:
     """Rates are reciprocals of a time; with ``expected``'s additive terms, the time is linear in 1/efficiency."""
-    return 1.0 / value if metric in RATE_METRICS else value
+    return 1.0 / value if metric in RATE_METRICS or metric in SERVING_RATE_METRICS else value
 
 
 def _solve_efficiency(case: ValidationCase, ceilings_at: Callable[[float], Ceilings]) -> float | None:

@@ -48,6 +48,11 @@ class MeasurementRow:
     rate_per_s: float | None = None
 
     @property
+    def is_serving(self) -> bool:
+        """A serving benchmark's row (a concurrency or a request rate), scored by the continuous-batching model."""
+        return self.concurrency is not None or self.rate_per_s is not None
+
+    @property
     def engine_note(self) -> str:
         """Why the row is not scored with its stated engine ("" when it is)."""
         if self.stated_engine == self.scenario.engine:
@@ -92,21 +97,23 @@ def _whole(raw: dict, column: str, check: NumberCheck | None, default: str | Non
 
 
 def _serving(raw: dict) -> tuple[int | None, float | None]:
-    """(concurrency, rate per s) from the optional columns; (None, None) for a static-batch row."""
+    """(concurrency, rate per s) from the optional columns; (None, None) for a static-batch row; (None, rate) for an
+    open-loop serving row that states its rate only."""
     text = (raw.get("concurrency") or "").strip()
-    if not text:
-        return None, None
-    if len(text) > _MAX_NUMBER_CHARS or not text.isdigit() or int(text) < 1:
-        raise ValueError(f"concurrency: {clip_repr(text, 40)} is not a whole number >= 1")
     rate_text = (raw.get("rate") or "").strip()
+    if not text and (not rate_text or rate_text.lower() == "inf"):
+        return None, None
+    if text and (len(text) > _MAX_NUMBER_CHARS or not text.isdigit() or int(text) < 1):
+        raise ValueError(f"concurrency: {clip_repr(text, 40)} is not a whole number >= 1")
+    concurrency = int(text) if text else None  # an open loop states its rate only
     if not rate_text or rate_text.lower() == "inf":
-        return int(text), None
+        return concurrency, None
     if len(rate_text) > _MAX_NUMBER_CHARS:
         raise ValueError(f"rate: {clip_repr(rate_text, 40)} is not a number of plausible length")
     rate = float(rate_text)
     if not (math.isfinite(rate) and rate > 0):
         raise ValueError(f"rate must be finite and > 0 (or inf), got {clip_repr(rate_text)}")
-    return int(text), rate
+    return concurrency, rate
 
 
 def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[list[MeasurementRow], list[SkippedRow]]:
@@ -136,7 +143,8 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
             try:
                 concurrency, rate_per_s = _serving(raw)
                 metric = raw["metric"]
-                known = METRICS + SERVING_METRICS if concurrency is not None else METRICS
+                serving = concurrency is not None or rate_per_s is not None
+                known = METRICS + SERVING_METRICS if serving else METRICS
                 if metric not in known:
                     raise ValueError(f"metric {clip_repr(metric)} is not one of {', '.join(known)}")
                 stated_engine = (raw.get("engine") or "").strip() or DEFAULT_ENGINE
@@ -156,7 +164,7 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
                     hardware=hardware_cache[hw_id], model=model,
                     precisions=released_precisions(model, weights=raw["weights"] or None, kv=raw["kv"] or "bf16",
                                                    activations=_activations(raw)),
-                    batching=Batching(batch_size=_whole(raw, "batch", check),
+                    batching=Batching(batch_size=_whole(raw, "batch", check, "1" if serving else None),
                                       prompt_tokens=_whole(raw, "prompt", check),
                                       output_tokens=_whole(raw, "output", check)),
                     parallelism=Parallelism(tp=_whole(raw, "tp", check), pp=_whole(raw, "pp", check, "1")),

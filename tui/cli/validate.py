@@ -3,7 +3,8 @@
 Each row is scored with its ``engine`` column (the default engine where empty; ``--engine`` scores every row with
 one engine instead). Rows whose configuration does not fit in device memory as stated
 (:func:`models.validation.memory_flags`) are left out of the summary and listed with the reason; serving rows (with
-a ``concurrency``) are not scored and are named in one line. ``--holdout family`` adds leave-one-family-out scores
+a ``concurrency``) are scored by the continuous-batching model (models/serving.py) at their concurrency or rate
+and reported apart (``serving`` in JSON). ``--holdout family`` adds leave-one-family-out scores
 (:func:`models.validation.leave_one_family_out`): in-sample and held-out error per source family and overall.
 """
 
@@ -22,6 +23,7 @@ from roofline.models.validation import (
     Summary,
     ValidationCase,
     evaluate,
+    evaluate_serving,
     leave_one_family_out,
     memory_flags,
     summarize,
@@ -42,6 +44,8 @@ class Scored:
     flagged: list[tuple[MeasurementRow, str]]
     serving: list[MeasurementRow]
     holdout: HoldoutReport | None
+    serving_scored: list[tuple[MeasurementRow, RowResult]] = dataclasses.field(default_factory=list)
+    serving_flagged: list[tuple[MeasurementRow, str]] = dataclasses.field(default_factory=list)
 
 
 def _case(row: MeasurementRow, engine: str | None) -> ValidationCase:
@@ -51,18 +55,37 @@ def _case(row: MeasurementRow, engine: str | None) -> ValidationCase:
 
 def score(rows: list[MeasurementRow], *, engine: str | None = None, holdout: str | None = None) -> Scored:
     """Score the static-batch rows that fit in memory (with ``engine`` for all when given); flag the rest."""
-    static = [r for r in rows if r.concurrency is None]
-    serving = [r for r in rows if r.concurrency is not None]
+    static = [r for r in rows if not r.is_serving]
+    serving = [r for r in rows if r.is_serving]
     cases = [_case(r, engine) for r in static]
     reasons = {flag.id: flag.reason for flag in memory_flags(cases)}
     kept = [(r, c) for r, c in zip(static, cases, strict=True) if r.id not in reasons]
     flagged = [(r, reasons[r.id]) for r in static if r.id in reasons]
-    if not kept:
-        raise ValueError("no row could be scored (every row was skipped, flagged or a serving row)")
-    report = leave_one_family_out([c for _, c in kept]) if holdout == "family" else None
+    if not kept and not serving:
+        raise ValueError("no row could be scored (every row was skipped or flagged)")
+    report = leave_one_family_out([c for _, c in kept]) if holdout == "family" and kept else None
     results = (report.in_sample if report is not None
                else [evaluate(c.id, c.scenario, c.metric, c.measured) for _, c in kept])
-    return Scored(rows=[r for r, _ in kept], results=results, flagged=flagged, serving=serving, holdout=report)
+    serving_scored, serving_flagged = score_serving(serving, engine=engine)
+    return Scored(rows=[r for r, _ in kept], results=results, flagged=flagged, serving=serving, holdout=report,
+                  serving_scored=serving_scored, serving_flagged=serving_flagged)
+
+
+def score_serving(rows: list[MeasurementRow], *, engine: str | None = None
+                  ) -> tuple[list[tuple[MeasurementRow, RowResult]], list[tuple[MeasurementRow, str]]]:
+    """Serving rows scored by the continuous-batching model (:func:`models.validation.evaluate_serving`); a row
+    whose concurrency does not fit the KV blocks, or whose rate the replica cannot carry, is left out with why."""
+    scored, flagged = [], []
+    for row in rows:
+        scenario = row.scenario if engine is None else dataclasses.replace(row.scenario, engine=engine)
+        result, fits = evaluate_serving(row.id, scenario, row.metric, row.value, row.concurrency or 1,
+                                        row.rate_per_s)
+        if fits:
+            scored.append((row, result))
+        else:
+            what = f"rate {row.rate_per_s:g}/s" if row.rate_per_s is not None else f"concurrency {row.concurrency}"
+            flagged.append((row, f"{what} does not fit one replica's KV blocks or capacity in the serving model"))
+    return scored, flagged
 
 
 def _engine_notes(rows: list[MeasurementRow]) -> list[str]:
@@ -70,13 +93,15 @@ def _engine_notes(rows: list[MeasurementRow]) -> list[str]:
     return [f"{note} ({n} row{'s' if n > 1 else ''})" for note, n in sorted(notes.items())]
 
 
-def _serving_note(serving: list[MeasurementRow]) -> str:
-    if not serving:
-        return ""
-    ids = [r.id for r in serving]
-    named = ", ".join(ids[:3]) + (f", ... {ids[-1]}" if len(ids) > 3 else "")
-    return (f"not scored: {len(ids)} serving row{'s' if len(ids) > 1 else ''} with a concurrency ({named}): "
-            "continuous batching is modelled by `roofline plan`, not by validate")
+def _serving_summary(scored: list[tuple[MeasurementRow, RowResult]]) -> dict[str, Any]:
+    by_family: dict[str, list[RowResult]] = defaultdict(list)
+    by_metric: dict[str, list[RowResult]] = defaultdict(list)
+    for row, r in scored:
+        by_family[row.family].append(r)
+        by_metric[r.metric].append(r)
+    return {"summary": summarize([r for _, r in scored]).as_dict() if scored else None,
+            "by_family": {k: summarize(v).as_dict() for k, v in sorted(by_family.items())},
+            "by_metric": {k: summarize(v).as_dict() for k, v in sorted(by_metric.items())}}
 
 
 def _holdout_dict(h: HoldoutReport) -> dict[str, Any]:
@@ -125,13 +150,13 @@ def run_validate(args: Namespace) -> int:
     for row, result in zip(s.rows, s.results, strict=True):
         by_family[row.family].append(result)
         by_metric[result.metric].append(result)
-    summary = summarize(s.results)
+    summary = summarize(s.results) if s.results else None
     engine_notes = [] if engine else _engine_notes(s.rows)
     if args.format == "json":
         out: dict[str, Any] = {
             "schema_version": VALIDATE_SCHEMA_VERSION,
             "engine_override": engine,
-            "summary": summary.as_dict(),
+            "summary": summary.as_dict() if summary else None,
             "by_family": {k: summarize(v).as_dict() for k, v in sorted(by_family.items())},
             "by_metric": {k: summarize(v).as_dict() for k, v in sorted(by_metric.items())},
             "rows": [{"id": r.id, "family": row.family, "engine": engine or row.scenario.engine, "metric": r.metric,
@@ -140,7 +165,14 @@ def run_validate(args: Namespace) -> int:
                      for row, r in zip(s.rows, s.results, strict=True)],
             "skipped": [{"id": k.id, "line": k.line, "reason": k.reason} for k in skipped],
             "memory_flagged": [{"id": row.id, "reason": reason} for row, reason in s.flagged],
-            "serving_not_scored": [{"id": row.id, "concurrency": row.concurrency} for row in s.serving],
+            "serving": {**_serving_summary(s.serving_scored),
+                        "rows": [{"id": r.id, "family": row.family, "engine": engine or row.scenario.engine,
+                                  "metric": r.metric, "concurrency": row.concurrency, "rate": row.rate_per_s,
+                                  "measured": r.measured, "expected": r.expected, "bound": r.bound,
+                                  "expected_error": r.expected_error, "bound_held": r.bound_held}
+                                 for row, r in s.serving_scored]},
+            "serving_not_scored": [{"id": row.id, "concurrency": row.concurrency, "reason": reason}
+                                   for row, reason in s.serving_flagged],
             "engine_notes": engine_notes,
         }
         if s.holdout is not None:
@@ -152,7 +184,8 @@ def run_validate(args: Namespace) -> int:
         print(f"{r.id:8} {r.metric:30} {r.measured:10.4g} {r.expected:10.4g} {r.bound:10.4g} "
               f"{100 * r.expected_error:+6.1f}%  {'yes' if r.bound_held else 'NO'}")
     print()
-    print(_line("all", summary))
+    if summary is not None:
+        print(_line("all", summary))
     for family, group in sorted(by_family.items()):
         print(_line(f"  source {family}", summarize(group)))
     for metric, group in sorted(by_metric.items()):
@@ -162,8 +195,22 @@ def run_validate(args: Namespace) -> int:
         print("\n".join(_holdout_lines(s.holdout)))
     for row, reason in s.flagged:
         print(f"left out {row.id}: {reason}")
-    if s.serving:
-        print(_serving_note(s.serving))
+    if s.serving_scored:
+        print()
+        print("serving rows (continuous batching, models/serving.py, at each row's concurrency or rate):")
+        for _row, r in s.serving_scored:
+            print(f"{r.id:8} {r.metric:30} {r.measured:10.4g} {r.expected:10.4g} {r.bound:10.4g} "
+                  f"{100 * r.expected_error:+6.1f}%  {'yes' if r.bound_held else 'NO'}")
+        scored = [r for _, r in s.serving_scored]
+        print(_line("serving all", summarize(scored)))
+        for key in ("family", "metric"):
+            groups: dict[str, list[RowResult]] = defaultdict(list)
+            for row, r in s.serving_scored:
+                groups[row.family if key == "family" else r.metric].append(r)
+            for name, group in sorted(groups.items()):
+                print(_line(f"  serving {key} {name}", summarize(group)))
+    for row, reason in s.serving_flagged:
+        print(f"left out serving {row.id}: {reason}")
     for note in engine_notes:
         print(f"note: {note}")
     for k in skipped:
