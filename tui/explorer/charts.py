@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.geometry import Region
@@ -35,6 +36,27 @@ def rows_to_text(rows: list[ChartRow]) -> Text:
     """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""
     return Text("\n", no_wrap=True, overflow="crop").join(
         Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
+
+
+MIN_CHART_WIDTH = 40  # below these a plotext chart's axes and labels overlap its data ("1P0.1" at 80x24 on a slide)
+MIN_CHART_HEIGHT = 8
+
+
+def message_rows(text: str, width: int, height: int, style) -> list[ChartRow]:
+    """A chart's rows holding one centred message instead of a plot (wrapped to the width)."""
+    words, lines, line = text.split(), [], ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > max(1, width):
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    top = max(0, (height - len(lines)) // 2)
+    rows: list[ChartRow] = [() for _ in range(height)]
+    for i, text_line in enumerate(lines[:height]):
+        rows[min(height - 1, top + i)] = (Segment(text_line[:width].center(width), style),)
+    return rows
 
 
 class _Chart(PlainBoxLines, PlotextPlot):
@@ -77,14 +99,23 @@ class _Chart(PlainBoxLines, PlotextPlot):
             self.refresh(*(Region(0, y, width, 1) for y in changed))
 
     def _build_rows(self, width: int, height: int) -> list[ChartRow]:
+        if width < MIN_CHART_WIDTH or height < MIN_CHART_HEIGHT:  # plotext draws garbage below this
+            self._last_build = None
+            return message_rows(f"enlarge the terminal: this chart needs {MIN_CHART_WIDTH}x{MIN_CHART_HEIGHT} "
+                                f"cells, it has {width}x{height}", width, height, self.rich_style)
         plt = self.plt
-        if self._last is not None:
-            switch.reset_plot(plt)
-            self.draw(*self._last)
         key = (width, height, self.app.theme)
         previous = self._last_build[1:] if self._last_build is not None and self._last_build[0] == key else None
-        cells, rows = switch.plot_rows(plt, width, height, self._get_plotext_theme_name(self.app.theme),
-                                       previous, light=not self.app.current_theme.dark, console=self.app.console)
+        try:
+            if self._last is not None:
+                switch.reset_plot(plt)
+                self.draw(*self._last)
+            cells, rows = switch.plot_rows(plt, width, height, self._get_plotext_theme_name(self.app.theme),
+                                           previous, light=not self.app.current_theme.dark, console=self.app.console)
+        except (ArithmeticError, IndexError, ValueError) as err:  # plotext on numbers it cannot place: say so
+            self._last_build = None
+            return message_rows(f"this chart cannot be drawn for these numbers ({type(err).__name__}); the "
+                                "numbers above still hold", width, height, self.rich_style)
         self._last_build = (key, cells, rows)
         return rows
 
@@ -134,20 +165,28 @@ class RooflineChart(_Chart):
     """Arithmetic intensity against FLOP/s, log-log: the roof, the ridge, every op."""
 
     def draw(self, points: RooflinePoints, spec: Ceilings, achievable: Ceilings,
-             baseline: tuple[float, float] | None = None, live: list[tuple[float, float]] = ()) -> None:
-        """``live``: the running workload's recent (log10 FLOP/B, log10 FLOP/s), oldest first."""
+             baseline: tuple[float, float] | None = None, use_achievable: bool = False,
+             live: list[tuple[float, float]] = ()) -> None:
+        """``live``: the running workload's recent (log10 FLOP/B, log10 FLOP/s), oldest first. The roof in use
+        (``use_achievable``: the achievable one) is drawn last and strong; the other dim, with another marker, so
+        the two stay apart where they nearly coincide, in every theme and under NO_COLOR."""
         plt = self.plt
         xs_all = points.decode_x + points.prefill_x + [points.step_x] + [x for x, _ in live]
-        ridge = spec.ridge_flops_per_byte
-        x_low = min(-1.0, math.floor(min(xs_all)))
-        x_high = max(math.ceil(math.log10(ridge)) + 1.0, math.ceil(max(xs_all)))
-        for ceil_, label, color in ((spec, "spec roof", "red"), (achievable, "achievable roof", "gray")):
+        chosen = achievable if use_achievable else spec
+        ridge = chosen.ridge_flops_per_byte
+        knees = [math.log10(c.ridge_flops_per_byte) for c in (spec, achievable)]
+        x_low = min(-1.0, math.floor(min(xs_all)), math.floor(min(knees)) - 1.0)
+        x_high = max(math.ceil(max(knees)) + 1.0, math.ceil(max(xs_all)))
+        other = (spec, "spec roof (bound)", "dot") if use_achievable else (achievable, "achievable roof", "dot")
+        active = (achievable, "achievable roof (in use)", "braille") if use_achievable else (
+            spec, "spec roof (in use)", "braille")
+        for (ceil_, label, marker), color in ((other, "gray"), (active, "red")):
             # three points: plotext joins them with straight segments (slope, then flat roof)
             knee = math.log10(ceil_.ridge_flops_per_byte)
             x = [x_low, knee, x_high]
             roof = [math.log10(ceil_.mem_bw_bytes_per_s) + x_low, math.log10(ceil_.matmul_flops_per_s),
                     math.log10(ceil_.matmul_flops_per_s)]
-            plt.plot(x, roof, label=label, color=color, marker="braille")
+            plt.plot(x, roof, label=label, color=color, marker=marker)
         int8_peak = spec.integer_gemm_flops_per_s if points.integer_gemms else None
         if int8_peak:  # GGUF weights: llama.cpp's int8 GEMMs may run up to the int8 peak
             knee = math.log10(int8_peak / spec.mem_bw_bytes_per_s)
@@ -165,20 +204,22 @@ class RooflineChart(_Chart):
                         color="magenta")
         if live:
             plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
-        peak_log = math.log10(max(spec.matmul_flops_per_s, int8_peak or 0.0))
+        peak_log = math.log10(max(spec.matmul_flops_per_s, achievable.matmul_flops_per_s, int8_peak or 0.0))
         plt.vline(math.log10(ridge), color="gray")
         # the ridge's value above the roof
         plt.text(f"ridge {flop_per_byte(ridge)} FLOP/B", math.log10(ridge), peak_log + 0.35, color="red")
         ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
-        y_low = math.floor(min(min(ys_all), np.log10(spec.mem_bw_bytes_per_s) + x_low))
+        y_low = math.floor(min(min(ys_all), np.log10(min(spec.mem_bw_bytes_per_s, achievable.mem_bw_bytes_per_s))
+                               + x_low))
         plt.xlim(x_low, x_high)
         plt.ylim(y_low, peak_log + 0.5)
         plt.xticks(*decade_ticks(x_low, x_high))
         plt.yticks(*decade_ticks(y_low, peak_log + 0.5))
         plt.xlabel("arithmetic intensity (FLOP/B)")
         plt.ylabel("FLOP/s")
-        plt.title(f"roofline at {spec.compute_dtype}: peak {si(spec.matmul_flops_per_s, 'FLOP/s')}, "
-                  f"bandwidth {si(spec.mem_bw_bytes_per_s, 'B/s')}")
+        which = "achievable" if use_achievable else "spec"
+        plt.title(f"roofline at {chosen.compute_dtype} ({which}): peak {si(chosen.matmul_flops_per_s, 'FLOP/s')}, "
+                  f"bandwidth {si(chosen.mem_bw_bytes_per_s, 'B/s')}")
 
 
 class BatchSweepChart(_Chart):

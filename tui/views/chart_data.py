@@ -24,7 +24,7 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
         if baseline is not None:
             bp = roofline_points(baseline.decode_ops, baseline.prefill_ops, baseline.spec)
             base = (bp.step_x, bp.step_y)
-        return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base)
+        return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base, bool(achievable))
     if view == "batch":
         decode = r.chosen(achievable).decode
         return (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
