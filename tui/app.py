@@ -29,12 +29,14 @@ class RooflineApp(App):
     BINDINGS = bindings("app")
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
-                 shown_context: int | None = None, deck=None, detect_hardware: bool = False) -> None:
+                 shown_context: int | None = None, deck=None, detect_hardware: bool = False,
+                 talk_link=None) -> None:
         super().__init__()
         self.catalog = catalog or load_catalog()
         self.detect_hardware = detect_hardware  # probe for local GPUs and open on them (no --hardware given)
         self.deck = deck  # a talk deck (roofline present): slides over the explorer
         self.present_screen = None
+        self.talk_link = talk_link  # talk.sync.TalkLink: the audience screen follows the presenter's (and leads it)
         self.collection_pacer = None  # perf.gc_pacing, when the speed-ups are on
         self._explorer = ExplorerScreen(self.catalog, form, shown_context, detect_hardware=detect_hardware)
 
@@ -52,7 +54,8 @@ class RooflineApp(App):
             from roofline.tui.talk.deck import check_deck
             from roofline.tui.talk.screen import PresentScreen
 
-            self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog)
+            self.present_screen = PresentScreen(self.deck, check_deck(self.deck, self.catalog), self.catalog,
+                                                link=self.talk_link)
             # installed, so that opening the explorer (which pops it) does not remove it: Esc pushes it back, and a
             # removed screen would come back with its update timer stopped, never painted again
             self.install_screen(self.present_screen, name="present")

@@ -103,8 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
                          "claim_applies, claim_checks, close_pairs")
 
     present = sub.add_parser("present", help="talk mode: live slides over the explorer (built-in deck by default)")
-    present.add_argument("deck", nargs="?", metavar="DECK", help="a deck TOML file (default: 'The memory wall')")
-    present.add_argument("--export", choices=("markdown",), help="print a handout instead of presenting")
+    present.add_argument("deck", nargs="?", metavar="DECK",
+                         help="a deck, TOML or Markdown (.md) (default: 'The memory wall'; with --presenter: the "
+                         "running talk's deck)")
+    present.add_argument("--presenter", action="store_true",
+                         help="the presenter's screen (notes, next slide, time) for a second terminal: follows and "
+                         "drives the audience screen started as usual")
+    present.add_argument("--export", nargs="+", metavar=("FORMAT", "PATH"),
+                         help="instead of presenting: 'markdown' (handout on stdout), 'svg DIR' (one SVG per "
+                         "slide), 'html FILE' (one self-contained page: the SVGs and the notes)")
+    present.add_argument("--size", default="120x36", metavar="COLSxROWS",
+                         help="terminal size the SVG and HTML exports are drawn at (default 120x36)")
 
     serve = sub.add_parser("serve", help="serve the explorer to web browsers (needs the [serve] extra)",
                            formatter_class=argparse.ArgumentDefaultsHelpFormatter)

@@ -1,17 +1,19 @@
-"""``roofline present [DECK] [--export markdown]``: the talk, live, or a handout of it."""
+"""``roofline present [DECK] [--presenter] [--export markdown | svg DIR | html FILE]``: the talk, live, the
+presenter's screen for a second terminal, or the talk exported (a handout, SVGs, one HTML page)."""
 
 from __future__ import annotations
 
+import re
 from argparse import Namespace
 from pathlib import Path
 
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import Deck, builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
-from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_view_text
-from roofline.tui.views.slide_numbers import slide_number
+from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_numbers, slide_view_text
 
 HANDOUT_CHART_SIZE = (100, 24)
+_SIZE = re.compile(r"^(\d{2,3})x(\d{2,3})$")
 
 
 def load_deck(path_text: str | None) -> Deck:
@@ -20,6 +22,11 @@ def load_deck(path_text: str | None) -> Deck:
         return read_deck(path)
     except PresetFileError as err:
         raise ValueError(str(err)) from None
+
+
+def deck_identity(deck: Deck) -> str:
+    """How the two screens tell that they show the same deck: its resolved path."""
+    return str(Path(deck.path).resolve())
 
 
 def chart_text(built: BuiltSlide, catalog) -> str:
@@ -55,7 +62,7 @@ def chart_text(built: BuiltSlide, catalog) -> str:
 
 def handout_markdown(deck: Deck, slides: list[BuiltSlide], catalog) -> str:
     out = [f"# {deck.title}", "", "Every number below was computed by roofline explorer's model for the slide's "
-           "scenario (bound estimate: spec-sheet ceilings).", ""]
+           "scenario (bound estimate: spec-sheet ceilings, unless a label says expected).", ""]
     for built in slides:
         slide = built.slide
         s = built.results.scenario
@@ -65,8 +72,7 @@ def handout_markdown(deck: Deck, slides: list[BuiltSlide], catalog) -> str:
                    f"{s.precisions.weights}, KV {s.precisions.kv}, batch {s.batching.batch_size}, prompt "
                    f"{s.batching.prompt_tokens}, output {s.batching.output_tokens}.")
         out.append("")
-        for name in slide.numbers:
-            label, value = slide_number(name, built.results, catalog)
+        for label, value in slide_numbers(built, catalog):
             out.append(f"- **{label}**: {value}")
         text = chart_text(built, catalog)
         extra = slide_view_text(built, catalog)
@@ -78,17 +84,56 @@ def handout_markdown(deck: Deck, slides: list[BuiltSlide], catalog) -> str:
     return "\n".join(out)
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    match = _SIZE.match(text.strip())
+    if not match or int(match.group(1)) < 80 or int(match.group(2)) < 24:
+        raise ValueError(f"--size: expected COLSxROWS, at least 80x24 (e.g. 120x36), got {text!r}")
+    return int(match.group(1)), int(match.group(2))
+
+
+def _export(args: Namespace, deck: Deck, slides: list[BuiltSlide], catalog) -> int:
+    fmt, *rest = args.export
+    if fmt == "markdown" and not rest:
+        print(handout_markdown(deck, slides, catalog))
+        return 0
+    if fmt not in ("svg", "html") or len(rest) != 1:
+        raise ValueError("--export: expected 'markdown', 'svg DIR' or 'html FILE'")
+    from roofline.tui.talk.export import export_html, export_svgs
+
+    size = parse_size(args.size)
+    target = Path(rest[0]).expanduser()
+    if fmt == "svg":
+        paths = export_svgs(deck, catalog, target, size)
+        print(f"{len(paths)} SVG files ({size[0]}x{size[1]} cells) in {target}")
+    else:
+        export_html(deck, slides, catalog, target, size)
+        print(f"{target}: {len(slides)} slides ({size[0]}x{size[1]} cells), notes included")
+    return 0
+
+
 def run_present(args: Namespace) -> int:
-    deck = load_deck(args.deck)
+    from roofline.tui.talk.sync import TalkLink, default_state_path, live_state
+
+    state_path = default_state_path()
+    deck_text = args.deck
+    if args.presenter and not deck_text:  # the running talk's deck, else the built-in one
+        running = live_state(state_path)
+        deck_text = running.deck if running is not None and running.deck else None
+    deck = load_deck(deck_text)
     catalog = load_catalog()
     try:
         slides = check_deck(deck, catalog)
     except DeckError as err:
         raise ValueError(f"{deck.path}: {err}") from None
-    if args.export == "markdown":
-        print(handout_markdown(deck, slides, catalog))
+    if args.export:
+        return _export(args, deck, slides, catalog)
+    link = TalkLink(state_path, deck_identity(deck))
+    if args.presenter:
+        from roofline.tui.talk.presenter import PresenterApp
+
+        PresenterApp(deck, link=link).run()
         return 0
     from roofline.tui.app import RooflineApp
 
-    RooflineApp(slides[0].form, catalog=catalog, deck=deck).run()
+    RooflineApp(slides[0].form, catalog=catalog, deck=deck, talk_link=link).run()
     return 0

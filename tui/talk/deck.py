@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from roofline.models.errors import ModelInputError
 from roofline.presets.deck_file import Deck, Slide
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.file_values import file_key, form_from_file_values
 from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
+from roofline.tui.inputs.limits import FIELD_LIMITS
 from roofline.tui.views.chart_data import compare_lines, history_for, ops_table_lines
 from roofline.tui.views.history_charts import callout_lines
 from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.views.slide_claims import bandwidth_compare_lines, slide_value
 
 
 class DeckError(ValueError):
@@ -47,6 +50,8 @@ def slide_view_text(built: BuiltSlide, catalog: PresetCatalog) -> list[str]:
     if view == "ops":
         return ops_table_lines(r)
     if view == "compare":
+        if "mem_bw_tb_per_s" in built.slide.numbers:  # the slide is about bandwidth: the table sorted by it
+            return bandwidth_compare_lines(catalog, r, list(built.slide.compare))
         return compare_lines(catalog, r, list(built.slide.compare))
     if view == "history":
         data = history_for(catalog, r)
@@ -54,3 +59,36 @@ def slide_view_text(built: BuiltSlide, catalog: PresetCatalog) -> list[str]:
     return []
 
 
+
+
+def slide_numbers(built: BuiltSlide, catalog: PresetCatalog) -> list[tuple[str, str]]:
+    """(label, value) of each number the slide names, from its (possibly knob-turned) scenario."""
+    return [slide_value(name, built.results, catalog) for name in built.slide.numbers]
+
+
+def rebuild_slide(built: BuiltSlide, form: ScenarioForm, catalog: PresetCatalog) -> BuiltSlide:
+    """The slide on another form (a live knob turned); :class:`DeckError` when the model cannot take it."""
+    try:
+        results = compute_results(build_scenario(form, catalog))
+    except FormError as err:
+        raise DeckError(f"{file_key(err.field)}: {err.message}") from None
+    except ModelInputError as err:
+        raise DeckError(str(err)) from None
+    return BuiltSlide(built.slide, form, results)
+
+
+def turned(form: ScenarioForm, knob: str, factor: float) -> ScenarioForm:
+    """The form with the batch or the prompt scaled (the explorer's + - ] [), within the inputs' limits."""
+    if knob == "batch":
+        return form.with_batch(max(1, min(int(FIELD_LIMITS["batch"][1]), int(form.batch * factor))))
+    return form.with_prompt(max(1, min(int(FIELD_LIMITS["prompt_tokens"][1]), int(form.prompt_tokens * factor))))
+
+
+def knob_summary(original: ScenarioForm, form: ScenarioForm) -> str:
+    """What the live knobs changed, e.g. 'batch 64 -> 128'; '' when nothing."""
+    parts = []
+    if form.batch != original.batch:
+        parts.append(f"batch {original.batch:,} -> {form.batch:,}")
+    if form.prompt_tokens != original.prompt_tokens:
+        parts.append(f"prompt {original.prompt_tokens:,} -> {form.prompt_tokens:,}")
+    return ", ".join(parts)

@@ -1,22 +1,25 @@
-"""Talk mode: a deck of live slides over the explorer (every number computed when the slide is shown).
+"""Talk mode's audience screen: a deck of live slides over the explorer (every number computed when shown).
 
-The presenter is a screen pushed over the explorer: `e` reveals the explorer on the slide's scenario
-for what-if questions, `Esc` there returns to the slide.
+The stage: a big title (tui/talk/bigtext.py) where it fits, up to five lines, the slide's numbers large
+(Textual's ``Digits``), and the slide's chart filling the rest; from 80x24 up, and "enlarge the terminal"
+below. The speaker's notes are not on this screen (the presenter's screen has them; ``n`` shows them here for a
+talk given from one screen). The explorer's ``+ - ] [`` turn the slide's batch and prompt live, ``r`` restores
+the slide; ``e`` reveals the explorer on the slide's scenario, ``Esc`` there returns.
 """
 
 from __future__ import annotations
 
 import re
-import time
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Digits, Label, Static
 
 from roofline.presets.deck_file import Deck
 from roofline.presets.loader import PresetCatalog
+from roofline.tui.explorer.actions import ACTIONS
 from roofline.tui.explorer.charts import (
     BatchSweepChart,
     ContextSweepChart,
@@ -24,132 +27,209 @@ from roofline.tui.explorer.charts import (
     MemoryChart,
     RooflineChart,
 )
-from roofline.tui.talk.deck import BuiltSlide, slide_view_text
+from roofline.tui.talk.base import NAVIGATION, TalkScreen, clock_text
+from roofline.tui.talk.bigtext import big_title
+from roofline.tui.talk.deck import (
+    BuiltSlide,
+    DeckError,
+    knob_summary,
+    rebuild_slide,
+    slide_numbers,
+    slide_view_text,
+    turned,
+)
+from roofline.tui.talk.sync import TalkLink
 from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for
-from roofline.tui.views.slide_numbers import slide_number
 
 CHART_TYPES = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
                "memory": MemoryChart, "history": HistoryGrowthChart}
+KNOB_ACTIONS = ("batch.double", "batch.halve", "prompt.double", "prompt.halve")  # the explorer's own keys
 
 _DIGITS_ONLY = re.compile(r"[0-9][0-9.,]*")
-PRESENT_HELP = ("space / right / PageDown next   left / PageUp back   Home / End first / last   "
-                "number + Enter jump   e explorer (Esc back)   n notes   t time   q quit")
+PRESENT_HELP = (
+    "talk mode keys\n"
+    "  space  right  PageDown   next slide\n"
+    "  left  PageUp             back\n"
+    "  Home  End                first, last\n"
+    "  3 Enter                  jump to slide 3\n"
+    "  + -                      batch x2, /2 on this slide\n"
+    "  ] [                      prompt x2, /2 on this slide\n"
+    "  r                        restore the slide's scenario\n"
+    "  e                        explorer on this slide (Esc back)\n"
+    "  n  t                     notes, time on this screen\n"
+    "  ? or Esc                 close this help      q quit\n"
+    "presenter's screen: roofline present --presenter (another terminal)"
+)
 
 
-class PresentScreen(Screen):
-    """One slide at a time: big title, up to five lines, the view, big numbers."""
+def big_title_lines(width: int, height: int) -> int:
+    """How many big-text lines a title may take at this size: 0 (plain bold) below 100x30, 1 up to 40 rows, 2
+    from there."""
+    if width < 100 or height < 30:
+        return 0
+    return 1 if height < 40 else 2
+
+
+class PresentScreen(TalkScreen):
+    """One slide at a time: big title, up to five lines, big numbers, the chart; live knobs."""
 
     BINDINGS = [
-        Binding("space,right,pagedown", "move(1)", "next", show=False),
-        Binding("left,pageup", "move(-1)", "back", show=False),
-        Binding("home", "go_to(1)", "first", show=False),
-        Binding("end", "go_to(-1)", "last", show=False),
-        Binding("enter", "jump", "jump", show=False),
+        *NAVIGATION,
+        *[a.binding() for a in ACTIONS if a.id in KNOB_ACTIONS],
+        Binding("r", "restore", "restore", show=False),
         Binding("e", "explore", "explorer"),
         Binding("n", "toggle_notes", "notes"),
         Binding("t", "toggle_time", "time"),
         Binding("question_mark", "help", "keys"),
+        Binding("escape", "close_help", show=False),
         Binding("q", "app.quit", "quit"),
-        *[Binding(str(d), f"digit('{d}')", show=False) for d in range(10)],
     ]
 
-    def __init__(self, deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog) -> None:
-        super().__init__(id="present")
-        self.deck, self.slides, self.catalog = deck, slides, catalog
-        self.position = 0
-        self.typed = ""
-        self.started = time.monotonic()
+    def __init__(self, deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog,
+                 link: TalkLink | None = None, clock=None) -> None:
+        super().__init__(deck, len(slides), link=link, clock=clock, id="present")
+        self.slides, self.catalog = slides, catalog
+        self.shown: BuiltSlide = slides[0]  # the current slide, its knobs turned
+        self.title_text = ""
 
     def compose(self) -> ComposeResult:
+        yield Static(id="too-small")
         with Vertical(id="slide"):
             yield Static(id="slide-title")
+            yield Static(id="slide-rule")
             yield Static(id="slide-lines")
             yield Horizontal(id="slide-numbers")
             with Vertical(id="slide-view"):
                 for view, chart in CHART_TYPES.items():
-                    yield chart(id=f"slide-chart-{view}")
+                    yield chart(id=f"slide-chart-{view}", classes="slide-chart")
                 yield Static(id="slide-view-text")
+                yield Static(Text(PRESENT_HELP), id="slide-help")
             yield Static(id="slide-notes")
             yield Static(id="slide-footer")
 
-    def on_mount(self) -> None:
-        self.query_one("#slide-notes").display = False
-        self.show_slide(self.position)  # a re-push after the explorer keeps the place
-
     @property
     def current(self) -> BuiltSlide:
-        return self.slides[self.position]
+        """The slide shown, with its live knobs (``e`` opens the explorer on this)."""
+        return self.shown
+
+    # ---- drawing ---------------------------------------------------------------------------------------------
+    def apply_size(self, width: int, height: int) -> None:
+        super().apply_size(width, height)
+        if self.is_mounted and self.title_text:
+            self._draw_title()
+            self._draw_numbers()
 
     def show_slide(self, position: int) -> None:
         self.position = max(0, min(position, len(self.slides) - 1))
-        built = self.current
-        slide, r = built.slide, built.results
-        self.query_one("#slide-title", Static).update(f"{slide.title}")
-        self.query_one("#slide-lines", Static).update("\n".join(slide.lines))
+        self.shown = self.slides[self.position]
+        self._draw()
+
+    def _draw(self) -> None:
+        built = self.shown
+        slide = built.slide
+        self.title_text = slide.title
+        self._draw_title()
+        self.query_one("#slide-lines", Static).update(Text("\n".join(slide.lines)))
+        self._draw_numbers()
+        self._draw_view()
+        self.query_one("#slide-notes", Static).update(Text(f"notes: {slide.notes}" if slide.notes else "notes: -"))
+        self.update_clock()
+
+    def _draw_title(self) -> None:
+        width = max(0, self.size.width - 4)
+        rows = big_title(self.title_text, width, big_title_lines(self.app.size.width, self.app.size.height))
+        title = self.query_one("#slide-title", Static)
+        title.update(Text("\n".join(rows)) if rows else Text(self.title_text))
+        title.set_class(rows is not None, "-big")
+        self.query_one("#slide-rule", Static).update("\u2501" * width)
+
+    def _draw_numbers(self) -> None:
         numbers = self.query_one("#slide-numbers", Horizontal)
         numbers.remove_children()
-        for name in slide.numbers:
-            label, value = slide_number(name, r, self.catalog)
-            big = Digits(value, classes="number-value") if _DIGITS_ONLY.fullmatch(value) else (
-                Label(value, classes="number-value"))
-            numbers.mount(Vertical(Label(label, classes="number-label"), big, classes="slide-number"))
-        for view in CHART_TYPES:
-            chart = self.query_one(f"#slide-chart-{view}")
-            chart.display = view == slide.view
-            if view != slide.view:
+        compact = self.has_class("-compact")
+        boxes = []
+        for label, value in slide_numbers(self.shown, self.catalog):
+            if compact:
+                line = Text.assemble((f"{label}: ", "dim"), (value, "bold"))
+                boxes.append(Vertical(Label(line, classes="number-value"), classes="slide-number"))
                 continue
-            if view in CHART_VIEWS:
-                chart.show(*chart_args(view, r))
+            big = Digits(value, classes="number-value") if _DIGITS_ONLY.fullmatch(value) else (
+                Label(Text(value), classes="number-value"))
+            boxes.append(Vertical(Label(Text(label), classes="number-label"), big, classes="slide-number"))
+        numbers.mount_all(boxes)
+        numbers.display = bool(boxes)
+
+    def _draw_view(self) -> None:
+        built, view = self.shown, self.shown.slide.view
+        for name in CHART_TYPES:
+            chart = self.query_one(f"#slide-chart-{name}")
+            chart.display = name == view
+            if name != view:
+                continue
+            if name in CHART_VIEWS:
+                chart.show(*chart_args(name, built.results))
             else:
-                data = history_for(self.catalog, r)
+                data = history_for(self.catalog, built.results)
                 if data is not None:
                     chart.show(data)
-        self.query_one("#slide-view-text", Static).update("\n".join(slide_view_text(built, self.catalog)))
-        self.query_one("#slide-notes", Static).update(f"notes: {slide.notes}" if slide.notes else "notes: -")
-        self._update_footer()
+        self.set_class(view == "none" and not self.has_class("-help"), "-no-view")
+        self.query_one("#slide-view", Vertical).display = view != "none" or self.has_class("-help")
+        self.query_one("#slide-view-text", Static).update(Text("\n".join(slide_view_text(built, self.catalog))))
 
-    def _update_footer(self) -> None:
+    def update_clock(self) -> None:
+        """The footer: deck, slide, live knobs, and (``t``) the ticking time."""
         footer = f"{self.deck.title}   {self.position + 1} / {len(self.slides)}"
+        changed = knob_summary(self.slides[self.position].form, self.shown.form)
+        if changed:
+            footer += f"   live: {changed} (r restores)"
         if self.has_class("-show-time"):
-            elapsed = int(time.monotonic() - self.started)
-            footer += f"   {elapsed // 60:02d}:{elapsed % 60:02d}"
+            footer += f"   {clock_text(self.elapsed_s)}  (slide {clock_text(self.on_slide_s)})"
         if self.typed:
             footer += f"   go to {self.typed}_"
-        self.query_one("#slide-footer", Static).update(footer)
+        widget = self.query_one("#slide-footer", Static)
+        if str(widget.render()) != footer:
+            widget.update(Text(footer))
 
-    def action_move(self, step: int) -> None:
-        self.typed = ""
-        self.show_slide(self.position + step)
+    # ---- keys ------------------------------------------------------------------------------------------------
+    def action_scale_batch(self, factor: float) -> None:
+        self._turn("batch", factor)
 
-    def action_go_to(self, number: int) -> None:
-        self.typed = ""
-        self.show_slide(len(self.slides) - 1 if number < 0 else number - 1)
+    def action_scale_prompt(self, factor: float) -> None:
+        self._turn("prompt", factor)
 
-    def action_digit(self, digit: str) -> None:
-        self.typed = (self.typed + digit)[-3:]
-        self._update_footer()
+    def _turn(self, knob: str, factor: float) -> None:
+        form = turned(self.shown.form, knob, factor)
+        if form == self.shown.form:
+            return
+        try:
+            self.shown = rebuild_slide(self.shown, form, self.catalog)
+        except DeckError as err:
+            self.notify(f"cannot show that: {err}", severity="warning", markup=False)
+            return
+        self._draw_numbers()
+        self._draw_view()
+        self.update_clock()
 
-    def action_jump(self) -> None:
-        if self.typed:
-            number = int(self.typed)
-            self.typed = ""
-            if 1 <= number <= len(self.slides):
-                self.show_slide(number - 1)
-            else:
-                self.notify(f"no slide {number} (1 to {len(self.slides)})", severity="warning")
-                self._update_footer()
+    def action_restore(self) -> None:
+        if self.shown is not self.slides[self.position]:
+            self.show_slide(self.position)
 
     def action_toggle_notes(self) -> None:
-        notes = self.query_one("#slide-notes")
-        notes.display = not notes.display
+        self.toggle_class("-notes")
 
     def action_toggle_time(self) -> None:
         self.toggle_class("-show-time")
-        self._update_footer()
+        self.update_clock()
 
     def action_help(self) -> None:
-        self.notify(PRESENT_HELP, title="talk mode", timeout=8)
+        """Keys over the chart (not over the notes or the numbers); ``?`` or Esc closes."""
+        self.toggle_class("-help")
+        self._draw_view()
+
+    def action_close_help(self) -> None:
+        if self.has_class("-help"):
+            self.action_help()
 
     def action_explore(self) -> None:
-        """Reveal the explorer on this slide's scenario; Esc there comes back here."""
+        """Reveal the explorer on this slide's scenario (knobs included); Esc there comes back here."""
         self.app.open_explorer_from_slide(self.current.form)  # type: ignore[attr-defined]
