@@ -25,6 +25,7 @@ from roofline.tui.perf.plotext_rows import ChartRow
 from roofline.tui.views.chart_series import (  # noqa: F401 (re-exported for tests)
     RooflinePoints,
     decade_ticks,
+    power_of_two_label,
     power_of_two_ticks,
     roofline_points,
 )
@@ -264,8 +265,9 @@ class ContextSweepChart(_Chart):
     """Decode tokens/s per sequence against context, and the share of the step spent on KV traffic."""
 
     def draw(self, sweep: ContextSweep, current_context: float, current_tokens_per_s_per_seq: float,
-             current_kv_time_share: float) -> None:
-        """The context the decode step is shown at is marked with an ``@`` on each curve, named in the legend."""
+             current_kv_time_share: float, max_context: int | None = None) -> None:
+        """The context the decode step is shown at is marked with an ``@`` on each curve, named in the legend;
+        the model's maximum context (when inside the sweep) as a vertical line."""
         plt = self.plt
         x = np.log2(sweep.contexts)
         plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), label="tok/s per sequence", marker="o",
@@ -276,6 +278,11 @@ class ContextSweepChart(_Chart):
         plt.scatter([here], [current_tokens_per_s_per_seq], label=f"this step, context {current_context:,.0f}",
                     marker="@", color="orange")
         plt.scatter([here], [100 * current_kv_time_share], marker="@", color="orange", yside="right")
+        if max_context and x[0] <= math.log2(max_context) <= x[-1]:
+            plt.vline(math.log2(max_context), color="red")
+            plt.scatter([math.log2(max_context)], [0], marker="|", color="red", yside="right",
+                        label=f"model max context {power_of_two_label(round(math.log2(max_context)))}"
+                        if max_context == 2 ** round(math.log2(max_context)) else f"model max context {max_context:,}")
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
         plt.xlabel("context (tokens)")
         plt.ylabel("tok/s per sequence", yside="left")

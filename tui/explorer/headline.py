@@ -37,7 +37,7 @@ class Reading:
 
 
 HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-aggregate", "aggregate tok/s"),
-                    ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms"))
+                    ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms (static batch)"))
 
 
 class Headline(PlainBoxLines, Widget):
@@ -58,14 +58,15 @@ class Headline(PlainBoxLines, Widget):
         self.readings: dict[str, Reading] = {key: Reading(label) for key, label in HEADLINE_METRICS}
         self._lines: tuple[tuple, list[Strip]] | None = None
 
-    def show_all(self, numbers: dict[str, tuple[float, str, str]]) -> None:
-        """Show numbers, ``{metric_id: (value, text, delta)}``: ``value`` in digits (shortened), ``text`` exact, and
-        the change (empty: none); one refresh for all of them (each refresh looks the widget's region up again)."""
+    def show_all(self, numbers: dict[str, tuple]) -> None:
+        """Show numbers, ``{metric_id: (value, text, delta[, label])}``: ``value`` in digits (shortened), ``text``
+        exact, the change (empty: none) and optionally a new label (a unit that changes with the value); one
+        refresh for all of them (each refresh looks the widget's region up again)."""
         had_delta = any(r.delta for r in self.readings.values())
         changed = False
-        for metric_id, (value, text, delta) in numbers.items():
+        for metric_id, (value, text, delta, *label) in numbers.items():
             old = self.readings[metric_id]
-            new = Reading(old.label, _short(value), text, delta)
+            new = Reading(label[0] if label else old.label, _short(value), text, delta)
             if new != old:
                 self.readings[metric_id] = new
                 changed = True

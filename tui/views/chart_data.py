@@ -32,7 +32,7 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
     if view == "context":
         point = r.context_point(achievable)
         return (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
-                float(point.kv_time_share[0]))
+                float(point.kv_time_share[0]), r.scenario.model.max_position_embeddings)
     if view == "memory":
         m = r.memory
         return ({"weights": m.per_device_weights_bytes / GIB, "KV cache": m.per_device_kv_cache_bytes / GIB,

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from roofline.models.dtypes import GGUF_INTEGER_FORMATS
 from roofline.models.estimate import Ceilings, time_op
 from roofline.models.ops import Op
-from roofline.tui.views.formatting import si
 
 _DECADE_LABELS = {-3: "1m", -2: "10m", -1: "0.1", 0: "1", 1: "10", 2: "100", 3: "1k", 4: "10k", 5: "100k",
                   6: "1M", 7: "10M", 8: "100M", 9: "1G", 10: "10G", 11: "100G", 12: "1T", 13: "10T",
@@ -26,11 +25,20 @@ def decade_ticks(low: float, high: float) -> tuple[list[float], list[str]]:
     return [float(p) for p in positions], [_DECADE_LABELS.get(p, f"1e{p}") for p in positions]
 
 
+def power_of_two_label(exponent: int) -> str:
+    """2^e as people write token counts and batch sizes: 1, 512, 1k, 4k, 64k, 1M (binary k and M, exact)."""
+    if exponent >= 20:
+        return f"{2 ** (exponent - 20)}M"
+    if exponent >= 10:
+        return f"{2 ** (exponent - 10)}k"
+    return str(2**exponent) if exponent >= 0 else f"1/{2 ** -exponent}"
+
+
 def power_of_two_ticks(low: float, high: float, max_ticks: int = 8) -> tuple[list[float], list[str]]:
     exponents = list(range(math.floor(low), math.ceil(high) + 1))
     step = max(1, math.ceil(len(exponents) / max_ticks))
     shown = exponents[::step]
-    return [float(e) for e in shown], [si(2.0**e, "", 3).replace(" ", "") for e in shown]
+    return [float(e) for e in shown], [power_of_two_label(e) for e in shown]
 
 
 @dataclass(frozen=True, slots=True)
