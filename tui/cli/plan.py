@@ -15,15 +15,15 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
-from roofline.tui.inputs.registry import INPUTS
+from roofline.tui.inputs.registry import INPUTS, SERVING_INPUTS
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 PLAN_SCHEMA_VERSION = 1
 MAX_CONCURRENCY = 10_000_000
 MAX_SPEC_TOKENS = 64
 # Scenario flags plan does not take: a static batch means nothing to a serving engine, and the price flag is plan's
-# own (one price per device in the order of --hardware).
-_NOT_PLAN_INPUTS = ("batch", "shown_context", "price_per_device_hour")
+# own (one price per device in the order of --hardware), as are the serving inputs' (lists, several devices).
+_NOT_PLAN_INPUTS = ("batch", "shown_context", "price_per_device_hour", *SERVING_INPUTS)
 _PLAN_INPUTS = tuple(spec.name for spec in INPUTS if spec.flag and spec.name not in _NOT_PLAN_INPUTS)
 _HARDWARE_OVERRIDES = ("mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib")
 # model error fields -> the flag the user typed

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from textual.binding import Binding
 
-VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history")
+VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history", "serving")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -79,7 +79,7 @@ def key_table_rows() -> list[tuple[str, str]]:
     for a in ACTIONS:
         if a.id.startswith("view."):
             if a.id == "view.roofline":
-                rows.append(("1-7", "switch view: " + ", ".join(VIEWS)))
+                rows.append((f"1-{len(VIEWS)}", "switch view: " + ", ".join(VIEWS)))
             continue
         rows.append((a.shown_keys, a.help))
     return rows

@@ -16,7 +16,7 @@ from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEM
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.inputs.limits import MAX_INPUT_CHARS
-from roofline.tui.inputs.registry import label
+from roofline.tui.inputs.registry import BY_NAME, SERVING_INPUTS, label
 from roofline.tui.perf.plain_box import PlainBoxLines
 
 
@@ -130,6 +130,19 @@ class BatchingPane(Vertical):
         yield StateCheckbox("FlashAttention (fused)", value=f.flash_attention, id="flash_attention", compact=True)
         yield _number_field("kv_compression_ratio", f.kv_compression_ratio, integer=False)
         yield _number_field("shown_context", None, "mean of generation")
+        yield from _serving_fields(f)
+
+
+def _serving_fields(form: ScenarioForm):
+    """The serving-mode switch, then its fields (shown while it is on), from the input registry."""
+    for name in SERVING_INPUTS:
+        spec, value = BY_NAME[name], getattr(form, name)
+        if spec.kind == "bool":
+            yield StateCheckbox(spec.label, value=value, id=name, compact=True)
+            continue
+        row = _number_field(name, value, "none" if spec.optional else "", integer=spec.whole)
+        row.add_class("serving-field")
+        yield row
 
 
 class ViewBody(Vertical):

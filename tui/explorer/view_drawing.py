@@ -55,12 +55,13 @@ class ViewDrawing:
         if r is None:
             return
         self._draw_inputs_summary(r)
-        self._draw_headline(r)
+        if not self.draw_serving_headline(r):  # serving mode: the frontier's numbers (serving_view.py)
+            self._draw_headline(r)
         self.draw_view(self._w("#views", TabbedContent).active)
 
     def draw_view(self, view: str) -> None:
         r = self.results
-        if r is None or (view in ("ops", "compare", "history") and view not in self._ready_views):
+        if r is None or (view in ("ops", "compare", "history", "serving") and view not in self._ready_views):
             return  # a lazy view draws itself once mounted
         if view in CHART_VIEWS:
             args = chart_args(view, r, self.achievable, self.baseline)
@@ -73,6 +74,8 @@ class ViewDrawing:
             self._draw_compare(r)
         elif view == "history":
             self._draw_history(r)
+        elif view == "serving":
+            self.draw_serving_view()
 
     def _draw_history(self, r: ExplorerResults) -> None:
         """Datacenter parts of the chosen vendors (and the selected device), vs the earliest part with the metric."""
@@ -193,13 +196,15 @@ class ViewDrawing:
         ($/Mtok = the devices' price per hour / output tokens per hour of this generation, x 1e6)."""
         table = self._w("#compare-table", DataTable)
         table.clear()
+        self.serving_compare_columns(table)  # serving mode: users/device, devices for the rate, $ and J per Mtok
         ids = list(dict.fromkeys([r.scenario.hardware.id, *self.compare_ids]))
         for hw_id in ids:
             try:
                 s = build_scenario(replace(self.form, hardware_id=hw_id), self.catalog)
                 other = compute_results(s, self.shown_context)
             except (FormError, ModelInputError) as err:
-                table.add_row(Text(hw_id), "-", "-", "-", "-", Text(f"n/a: {err}"), "-", "-", key=hw_id)
+                table.add_row(Text(hw_id), "-", "-", "-", "-", Text(f"n/a: {err}"), "-", "-",
+                              *self.serving_compare_cells(), key=hw_id)
                 continue
             e = other.chosen(self.achievable)
             price = (self.form.price_per_device_hour if hw_id == r.scenario.hardware.id else None) or getattr(
@@ -207,7 +212,8 @@ class ViewDrawing:
             marker = "> " if hw_id == r.scenario.hardware.id else "  "
             if not other.memory.fits:
                 table.add_row(Text(marker + s.hardware.name), "-", "-", "-", "-", "NO: does not fit",
-                              f"{other.memory.max_batch:,}", "-", key=hw_id)
+                              f"{other.memory.max_batch:,}", "-",
+                              *self.serving_compare_cells(s, current=marker == "> "), key=hw_id)
                 continue
             cost = "-"
             if price:
@@ -215,7 +221,8 @@ class ViewDrawing:
                 cost = f"{dollars_per_s / e.output_tokens_per_s * 1e6:,.2f}"
             table.add_row(Text(marker + s.hardware.name), f"{e.decode.tokens_per_s_per_seq:,.1f}",
                           f"{e.decode.tokens_per_s:,.0f}", duration(e.ttft_s), f"{e.decode.phase.idle_core_pct:.1f}",
-                          "yes", f"{other.memory.max_batch:,}", cost, key=hw_id)
+                          "yes", f"{other.memory.max_batch:,}", cost,
+                          *self.serving_compare_cells(s, current=marker == "> "), key=hw_id)
 
     def action_explain_gap(self) -> None:
         from roofline.models.report import decode_gap_dict, expected_assumption_rows

@@ -54,6 +54,16 @@ class ScenarioForm:
     peak_override_tflops: float | None = None
     capacity_override_gib: float | None = None
     price_per_device_hour: float | None = None
+    # serving mode (the registry's SERVING_INPUTS; the scenario ignores them, tui/views/serving_data.py reads them)
+    serving: bool = _default("serving")
+    concurrency: int = _default("concurrency")
+    rate_per_s: float | None = None  # None: the concurrency sets the operating point
+    itl_target_ms: float = _default("itl_target_ms")
+    ttft_target_ms: float = _default("ttft_target_ms")
+    prefix_tokens: int = _default("prefix_tokens")
+    prefix_hit_rate: float = _default("prefix_hit_rate")
+    spec_tokens: int = _default("spec_tokens")  # 0: no speculation
+    spec_acceptance: float = _default("spec_acceptance")
 
     def with_batch(self, batch: int) -> ScenarioForm:
         return replace(self, batch=max(1, min(batch, 1 << 20)))

@@ -115,6 +115,37 @@ INPUTS: tuple[ScenarioInput, ...] = (
                   default=_BATCHING_DEFAULTS["kv_compression_ratio"], low=1.0, high=1000.0, flag="--kv-compression",
                   file_key="kv_compression_ratio", model_error_fields=("kv_compression_ratio",),
                   help="extra KV-cache compression factor beyond the KV format"),
+    # serving mode (issue 19): a continuous-batching engine in steady state (models/serving.py); `roofline plan` has
+    # the same flags, for several concurrencies and devices at once
+    ScenarioInput(name="serving", label="serving mode", kind="bool", default=False, flag="--serving",
+                  file_key="serving", help="continuous-batching serving: headline numbers at the concurrency (or "
+                  "the rate) on the latency-throughput frontier, instead of one static batch"),
+    ScenarioInput(name="concurrency", label="concurrency", kind="int", unit="requests", default=16, low=1,
+                  high=1_000_000, flag="--concurrency", file_key="concurrency", model_error_fields=("concurrency",),
+                  help="serving: requests in flight (closed loop)"),
+    ScenarioInput(name="rate_per_s", label="rate req/s", kind="float", unit="req/s", low=0.0001, high=1e9,
+                  optional=True, empty_means="none: the concurrency sets the operating point", flag="--rate",
+                  file_key="rate_per_s", model_error_fields=("rate",),
+                  help="serving: arrival rate, requests/s (the operating point, and the devices that carry it)"),
+    ScenarioInput(name="itl_target_ms", label="ITL target ms", kind="float", unit="ms", default=50.0, low=0.001,
+                  high=10_000_000.0, flag="--itl-ms", file_key="itl_target_ms",
+                  help="serving: target inter-token latency, ms"),
+    ScenarioInput(name="ttft_target_ms", label="TTFT target ms", kind="float", unit="ms", default=1000.0, low=0.001,
+                  high=10_000_000.0, flag="--ttft-ms", file_key="ttft_target_ms",
+                  help="serving: target time to first token, ms"),
+    ScenarioInput(name="prefix_tokens", label="prefix tokens", kind="int", unit="tokens", default=0, low=0,
+                  high=10_000_000, flag="--prefix-tokens", file_key="prefix_tokens",
+                  model_error_fields=("prefix_tokens",), help="serving: shared prompt prefix, tokens (prefix cache)"),
+    ScenarioInput(name="prefix_hit_rate", label="prefix hit", kind="float", default=0.0, low=0.0, high=1.0,
+                  flag="--prefix-hit", file_key="prefix_hit_rate", model_error_fields=("prefix_hit_rate",),
+                  help="serving: share of requests whose prefix is cached, 0..1"),
+    ScenarioInput(name="spec_tokens", label="spec tokens", kind="int", unit="tokens", default=0, low=0, high=64,
+                  flag="--spec-tokens", file_key="spec_tokens", model_error_fields=("spec_tokens",),
+                  help="serving: speculative tokens per step, drafted by one MTP layer of the target (0: off)"),
+    # 0.7: an illustrative acceptance rate, not a measured one (it depends on the draft, the model and the text)
+    ScenarioInput(name="spec_acceptance", label="acceptance", kind="float", default=0.7, low=0.0, high=1.0,
+                  flag="--accept", file_key="spec_acceptance", model_error_fields=("accept",),
+                  help="serving: probability that a drafted token is accepted, 0..1"),
     ScenarioInput(name="shown_context", label="show step at ctx", kind="int", unit="tokens", low=1,
                   high=100_000_000, optional=True, empty_means="at the mean of the generation",
                   help="the decode step the views show (explorer only)"),
@@ -123,6 +154,9 @@ INPUTS: tuple[ScenarioInput, ...] = (
 BY_NAME: dict[str, ScenarioInput] = {i.name: i for i in INPUTS}
 BY_FILE_KEY: dict[str, ScenarioInput] = {i.file_key: i for i in INPUTS if i.file_key}
 NUMBER_INPUTS = tuple(i for i in INPUTS if i.kind in ("int", "float"))
+# the serving mode's inputs (a static batch ignores them; `roofline plan` has its own flags for them)
+SERVING_INPUTS = ("serving", "concurrency", "rate_per_s", "itl_target_ms", "ttft_target_ms", "prefix_tokens",
+                  "prefix_hit_rate", "spec_tokens", "spec_acceptance")
 # the form's fields that live in the scenario (shown_context is a view setting, kept beside it)
 FORM_FIELDS = tuple(i.name for i in INPUTS if i.name != "shown_context")
 # everything a scenario file or a deck's [slides.scenario] may hold, with its TOML type
