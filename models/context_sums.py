@@ -46,13 +46,13 @@ def decode_context_range(scenario: Scenario) -> tuple[int, int]:
 
 def context_pieces(scenario: Scenario, *, first: int | None = None, last: int | None = None) -> Pieces:
     """The decode contexts (``first`` .. ``last``, default :func:`decode_context_range`) split where a layer group's
-    sliding window W stops growing (after c = W): within a piece every op's FLOPs and bytes are one polynomial in c."""
+    sliding window W or the sparse top-k stops growing (after c = W) and after each multiple of an attention chunk
+    (:meth:`ModelArchitecture.context_breaks`): within a piece every op's FLOPs and bytes are one polynomial in c."""
     lo, hi = decode_context_range(scenario)
     lo, hi = lo if first is None else first, hi if last is None else last
     if hi < lo:
         raise ValueError(f"no contexts from {lo} to {hi}")
-    cuts = sorted({g.window_tokens for g in scenario.model.layer_groups
-                   if g.window_tokens is not None and lo <= g.window_tokens < hi})
+    cuts = scenario.model.context_breaks(lo, hi)  # windows, sparse top-k, chunk boundaries
     starts = [lo, *(w + 1 for w in cuts)]
     ends = [*cuts, hi]
     return tuple(zip(starts, ends, strict=True))

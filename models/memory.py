@@ -5,9 +5,10 @@ Per device (tp x pp devices):
   (:func:`tp_replicated_weight_bytes_per_device`): norms, MLA's q_a/kv_a projections, MoE routers, and the K/V
   projections when there are fewer KV heads than TP ranks (the ops read these in full on every device);
 - KV cache: batch x cached tokens x KV elements per token per device x bytes, over the
-  layers of one stage (layers / pp). Cached tokens are prompt + output, capped at the window
-  for sliding-window layers. KV heads split across TP (at least one per device); MLA's latent
-  is replicated on every TP rank;
+  attention layers of one stage (layers / pp). Cached tokens are prompt + output, capped at the window
+  for sliding-window layers and at the chunk for chunked-attention layers (Llama 4). KV heads split across TP
+  (at least one per device); MLA's latent (and DeepSeek V3.2's indexer keys) is replicated on every TP rank.
+  Linear-attention and Mamba layers add a constant state per sequence (16-bit, split over TP);
 - activations: the workspace of one prefill forward pass. Serving engines prefill in chunks of
   a token budget per pass (vLLM's ``--max-num-batched-tokens``, commonly 8192), so a pass holds
   min(B*P, 8192) tokens: the residual stream and its normalised copy (2*H), the widest
@@ -23,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dtypes import weight_bytes_per_param
-from .ops import residual_bytes_per_element, sizes_for
+from .ops import STATE_BYTES_PER_ELEMENT, residual_bytes_per_element, sizes_for
 from .scenario import Scenario
 
 GIB = 1024**3
@@ -71,8 +72,15 @@ def kv_cache_bytes_per_sequence_per_device(scenario: Scenario, cached_tokens: in
                            else s.kv_heads * (a.head_dim + a.v_head_dim))
     total = 0.0
     for group in m.layer_groups:
-        tokens = cached_tokens if group.window_tokens is None else min(cached_tokens, group.window_tokens)
+        if not group.has_attention:
+            continue
+        tokens = cached_tokens
+        for cap in (group.window_tokens, group.chunk_tokens):  # a chunk keeps at most C keys, like a window
+            if cap is not None:
+                tokens = min(tokens, cap)
         total += group.count * tokens * per_token_per_layer * s.b_kv
+    # linear-attention / Mamba layers: a constant state per sequence, heads split over TP
+    total += m.state_elements_per_sequence / s.tp * STATE_BYTES_PER_ELEMENT
     return total / pp
 
 
@@ -127,9 +135,9 @@ def tp_replicated_weight_bytes_per_device(scenario: Scenario) -> float:
     if m.moe is not None:
         replicated += sum(g.count for g in m.layer_groups if g.moe) * m.router_params()
     extra = replicated * (1.0 - 1.0 / tp) * weight_bytes_per_param(scenario.precisions.weights)
-    extra_attention = attention * m.num_layers * (1.0 - 1.0 / tp)
+    extra_attention = attention * m.attention_layers * (1.0 - 1.0 / tp)
     if not a.is_mla and a.num_kv_heads < tp:
-        extra_attention += m.num_layers * H * (a.head_dim + a.v_head_dim) * (1.0 - a.num_kv_heads / tp)
+        extra_attention += m.attention_layers * H * (a.head_dim + a.v_head_dim) * (1.0 - a.num_kv_heads / tp)
     extra += extra_attention * weight_bytes_per_param(scenario.precisions.module("attention").weights)
     return extra / par.pp
 

@@ -179,13 +179,33 @@ def _all_reduce(phase: str, name: str, count: int, tokens: Number, s: _Sizes) ->
     )
 
 
+def chunked_attention_pairs(prompt_tokens: Number, chunk_tokens: int) -> Number:
+    """(query, key) pairs of chunked causal attention (Llama 4): each query sees the keys of its own chunk of C
+    up to itself, sum of ((i-1) mod C) + 1 for i = 1..P = n*C(C+1)/2 + r(r+1)/2 with P = n*C + r."""
+    p = np.asarray(prompt_tokens, dtype=float)
+    c = float(chunk_tokens)
+    full, rest = np.floor(p / c), np.mod(p, c)
+    return full * c * (c + 1.0) / 2.0 + rest * (rest + 1.0) / 2.0
+
+
+def attended_keys(context: Number, window: int | None, chunk: int | None) -> Number:
+    """Keys one decode query attends to at context c (the new token included): min(c, W) under a window or a
+    sparse top-k, ((c-1) mod C) + 1 under chunked attention, else c."""
+    if chunk is not None:
+        return np.mod(np.asarray(context, dtype=float) - 1.0, chunk) + 1.0
+    return np.minimum(context, window) if window is not None else context
+
+
 def _gqa_attention(phase: str, count: int, batch: Number, context: Number, prompt: Number,
-                   window: int | None, flash: bool, m: ModelArchitecture, s: _Sizes) -> list[Op]:
+                   window: int | None, flash: bool, m: ModelArchitecture, s: _Sizes, chunk: int | None = None,
+                   label: str | None = None) -> list[Op]:
     a = m.attention
     hq, g, dqk, dv = s.q_heads, s.kv_heads, a.head_dim, a.v_head_dim
-    label = "attention" if window is None else f"attention (window {window})"
+    if label is None:
+        label = ("attention" if window is None else f"attention (window {window})") if chunk is None \
+            else f"attention (chunk {chunk})"
     if phase == "decode":
-        keys = np.minimum(context, window) if window is not None else context
+        keys = attended_keys(context, window, chunk)
         pairs = batch * keys * hq
         q_bytes, o_bytes = batch * hq * dqk * s.b_a, batch * hq * dv * s.b_a
         k_read, v_read = batch * keys * g * dqk * s.b_kv, batch * keys * g * dv * s.b_kv
@@ -213,7 +233,8 @@ def _gqa_attention(phase: str, count: int, batch: Number, context: Number, promp
     k_bytes, v_bytes = tokens * g * dqk * s.b_a, tokens * g * dv * s.b_a
     kv_write = tokens * g * (dqk + dv) * s.b_kv
     if flash:
-        pairs = batch * hq * causal_attention_pairs(prompt, window)
+        pairs = batch * hq * (causal_attention_pairs(prompt, window) if chunk is None
+                              else chunked_attention_pairs(prompt, chunk))
         return [Op(phase=phase, name=label, kind="attention", count=count,
                    flops=pairs * (2.0 * (dqk + dv) + SOFTMAX_FLOPS_PER_SCORE),
                    activation_bytes=q_bytes + k_bytes + v_bytes + o_bytes, kv_write_bytes=kv_write,
@@ -252,17 +273,21 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
         _elementwise(phase, "kv_a_norm", count, tokens * r_kv, RMSNORM_FLOPS_PER_ELEMENT, 1, s, r_kv, feeds_gemm=True),
         _elementwise(phase, "rope", count, tokens * (hq + 1) * rope, ROPE_FLOPS_PER_ELEMENT, 1, s),
     ]
+    if a.indexer_heads:
+        ops += _indexer(phase, count, batch, context, prompt, m, s)
     if phase == "prefill":
         ops.append(_matmul(phase, "kv_b_proj (decompress)", count, tokens, r_kv, hq * (nope + dv), s))
         mha = replace(s, kv_heads=hq)
-        attn = _gqa_attention(phase, count, batch, context, prompt, None, flash,
-                              _with_head_dims(m, nope + rope, dv), mha)
+        attn = _gqa_attention(phase, count, batch, context, prompt, a.sparse_top_k, flash,
+                              _with_head_dims(m, nope + rope, dv), mha,
+                              label=None if a.sparse_top_k is None else f"attention (top {a.sparse_top_k})")
         # the cache stores the latent, not the decompressed heads
         first = attn[0]
         attn[0] = Op(**{**_fields(first), "kv_write_bytes": tokens * latent * s.b_kv})
         return ops + attn
-    pairs = batch * context * hq
-    kv_read = batch * context * latent * s.b_kv
+    keys = attended_keys(context, a.sparse_top_k, None)  # DeepSeek sparse attention: the top-k selected keys
+    pairs = batch * keys * hq
+    kv_read = batch * keys * latent * s.b_kv
     kv_write = batch * latent * s.b_kv
     ops.append(Op(phase=phase, name="q absorb (W_UK)", kind="matmul", count=count,
                   flops=2.0 * batch * hq * nope * r_kv, weight_bytes=hq * nope * r_kv * s.b_w,
@@ -284,12 +309,85 @@ def _mla_block(phase: str, count: int, batch: Number, context: Number, prompt: N
                flops=SOFTMAX_FLOPS_PER_SCORE * pairs, activation_bytes=2.0 * scores),
             Op(phase=phase, name="attention (latent) weighted sum", kind="attention", count=count,
                flops=2.0 * pairs * r_kv, activation_bytes=scores + o_bytes,
-               kv_read_bytes=batch * context * r_kv * s.b_kv, compute_dtype=s.attention_kernel),
+               kv_read_bytes=batch * keys * r_kv * s.b_kv, compute_dtype=s.attention_kernel),
         ]
     ops.append(Op(phase=phase, name="v absorb (W_UV)", kind="matmul", count=count,
                   flops=2.0 * batch * hq * r_kv * dv, weight_bytes=hq * r_kv * dv * s.b_w,
                   activation_bytes=batch * hq * (r_kv + dv) * s.b_a, weight_dtype=s.w_dtype,
                   compute_dtype=s.compute))
+    return ops
+
+
+INDEXER_FLOPS_PER_SCORE = 3  # ReLU, times the head's weight, summed over the heads
+
+
+def _indexer(phase: str, count: int, batch: Number, context: Number, prompt: Number, m: ModelArchitecture,
+             s: _Sizes) -> list[Op]:
+    """DeepSeek V3.2's lightning indexer, replicated on every TP rank: q (from the q latent), one shared key and
+    per-head weights; it scores every cached key, n_i heads of d_i, and keeps the top k. Its keys are cached
+    (d_i per token at the KV format) and read in full: the part of decode that still grows with the context.
+    Scores per query: 2*n_i*d_i FLOPs + 3*n_i (ReLU, weight, sum)."""
+    a, H = m.attention, s.hidden
+    n_i, d_i = a.indexer_heads, a.indexer_head_dim
+    tokens = batch if phase == "decode" else batch * prompt
+    q_in = a.q_lora_rank or H
+    ops = [
+        _matmul(phase, "indexer q", count, tokens, q_in, n_i * d_i, s),
+        _matmul(phase, "indexer k, weights", count, tokens, H, d_i + n_i, s),
+    ]
+    per_score = 2.0 * n_i * d_i + INDEXER_FLOPS_PER_SCORE * n_i
+    if phase == "decode":
+        scores = batch * context
+        ops.append(Op(phase=phase, name="indexer scores", kind="attention", count=count, flops=scores * per_score,
+                      activation_bytes=batch * (n_i * d_i + n_i) * s.b_a + scores * 4.0,
+                      kv_read_bytes=scores * d_i * s.b_kv, kv_write_bytes=batch * d_i * s.b_kv,
+                      compute_dtype=s.attention_kernel,
+                      dims=(("B", batch), ("c", context), ("n_i", n_i), ("d_i", d_i), ("b_kv", s.b_kv))))
+        return ops
+    pairs = batch * causal_attention_pairs(prompt, None)
+    ops.append(Op(phase=phase, name="indexer scores", kind="attention", count=count, flops=pairs * per_score,
+                  activation_bytes=tokens * (n_i * d_i + n_i + d_i) * s.b_a, kv_write_bytes=tokens * d_i * s.b_kv,
+                  compute_dtype=s.attention_kernel))
+    return ops
+
+
+# The recurrent state of linear-attention and Mamba layers is kept 16-bit (vLLM's mamba_ssm_cache_dtype "auto":
+# the model's dtype); the KV format does not apply to it.
+STATE_BYTES_PER_ELEMENT = 2.0
+
+
+def _linear_block(phase: str, count: int, batch: Number, prompt: Number, m: ModelArchitecture, s: _Sizes
+                  ) -> list[Op]:
+    """A linear-attention or Mamba layer (:class:`architecture.LinearMixer`), heads split over TP: in_proj, the
+    depthwise convolution (2k FLOPs per channel), the recurrence (``state_flops_per_element`` per state element
+    per token), the gated norm and out_proj. Decode reads and writes each sequence's state once per step
+    (constant in the context: nothing here grows with c); prefill writes the final state."""
+    lin = m.linear
+    assert lin is not None
+    tp, H = s.tp, s.hidden
+    tokens = batch if phase == "decode" else batch * prompt
+    state_bytes = batch * lin.state_elements_per_sequence / tp * STATE_BYTES_PER_ELEMENT
+    ops = [_matmul(phase, "linear in_proj", count, tokens, H, lin.in_proj_size / tp, s)]
+    if lin.inner_proj_params:
+        inner = lin.inner_proj_params / tp
+        b_out = residual_bytes_per_element(s)
+        ops.append(Op(phase=phase, name="linear inner proj", kind="matmul", count=count, flops=2.0 * tokens * inner,
+                      weight_bytes=inner * s.b_w, activation_bytes=tokens * lin.out_proj_in / tp * (s.b_a + b_out),
+                      weight_dtype=s.w_dtype, compute_dtype=s.compute))
+    ops += [
+        _elementwise(phase, "linear conv", count, tokens * lin.conv_channels / tp, 2 * lin.conv_kernel, 1, s,
+                     lin.conv_channels * lin.conv_kernel / tp),
+        Op(phase=phase, name=f"linear recurrence ({lin.kind})", kind="attention", count=count,
+           flops=tokens * lin.state_flops_per_element * lin.state_elements / tp,
+           activation_bytes=tokens * (lin.conv_channels + lin.out_proj_in) / tp * s.b_a,
+           kv_read_bytes=state_bytes if phase == "decode" else 0.0, kv_write_bytes=state_bytes,
+           compute_dtype=s.attention_kernel,
+           dims=(("T", tokens), ("state", lin.state_elements_per_sequence / tp),
+                 ("b_state", STATE_BYTES_PER_ELEMENT))),
+        _elementwise(phase, "linear gated norm", count, tokens * lin.out_proj_in / tp, RMSNORM_FLOPS_PER_ELEMENT, 2,
+                     s, lin.out_proj_in / tp, feeds_gemm=True),
+        _matmul(phase, "linear out_proj", count, tokens, lin.out_proj_in / tp, H, s),
+    ]
     return ops
 
 
@@ -359,30 +457,55 @@ def _layer_group_ops(phase: str, group: LayerGroup, batch: Number, context: Numb
     ops = [_elementwise(phase, "norms", n * m.norms_per_layer, tokens * H, RMSNORM_FLOPS_PER_ELEMENT, 1, s, H,
                         feeds_gemm=True)]
     sa = module_sizes(s, "attention")
+    if group.mixer != "attention":
+        return _mixerless_ops(phase, group, tokens, batch, prompt, scenario, s, sa, ops)
     if a.is_mla:
         ops += _mla_block(phase, n, batch, context, prompt, flash, m, sa)
         o_in = s.q_heads * a.v_head_dim
     else:
-        qkv_out = (s.q_heads * a.head_dim) + s.kv_heads * (a.head_dim + a.v_head_dim)
+        qkv_out = (s.q_heads * a.head_dim) * (2 if a.output_gate else 1) + s.kv_heads * (a.head_dim + a.v_head_dim)
         ops.append(_matmul(phase, "qkv_proj", n, tokens, H, qkv_out, sa))
         if a.qk_norm:
             ops.append(_elementwise(phase, "q/k norm", n, tokens * (s.q_heads + s.kv_heads) * a.head_dim,
                                     RMSNORM_FLOPS_PER_ELEMENT, 1, s, 2 * a.head_dim))
         ops.append(_elementwise(phase, "rope", n, tokens * (s.q_heads + s.kv_heads) * a.head_dim,
                                 ROPE_FLOPS_PER_ELEMENT, 1, s))
-        ops += _gqa_attention(phase, n, batch, context, prompt, group.window_tokens, flash, m, sa)
+        ops += _gqa_attention(phase, n, batch, context, prompt, group.window_tokens, flash, m, sa,
+                              chunk=group.chunk_tokens)
         o_in = s.q_heads * a.v_head_dim
+        if a.output_gate:
+            ops.append(_elementwise(phase, "attention output gate", n, tokens * o_in,
+                                    GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s, feeds_gemm=True))
     ops.append(_matmul(phase, "o_proj", n, tokens, o_in, H, sa))
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (attention)", n, tokens, s))
-    ops.append(_elementwise(phase, "residual add", 2 * n, tokens * H, 1, 2, s))
-    if group.moe:
-        ops += _moe(phase, n, tokens, m, s)
-    else:
-        ops += _mlp(phase, n, tokens, m.intermediate_size, "mlp", s, gated=m.mlp_gated)
+    ops.append(_elementwise(phase, "residual add", (2 if group.ffn else 1) * n, tokens * H, 1, 2, s))
+    return ops + _ffn_ops(phase, group, tokens, m, s)
+
+
+def _ffn_ops(phase: str, group: LayerGroup, tokens: Number, m: ModelArchitecture, s: _Sizes) -> list[Op]:
+    if not group.ffn:
+        return []
+    n = group.count
+    ops = _moe(phase, n, tokens, m, s) if group.moe else _mlp(phase, n, tokens, m.intermediate_size, "mlp", s,
+                                                              gated=m.mlp_gated)
     if s.tp > 1:
         ops.append(_all_reduce(phase, "all-reduce (mlp)", n, tokens, s))
     return ops
+
+
+def _mixerless_ops(phase: str, group: LayerGroup, tokens: Number, batch: Number, prompt: Number,
+                   scenario: Scenario, s: _Sizes, sa: _Sizes, ops: list[Op]) -> list[Op]:
+    """A layer whose token mixer is linear (constant state) or absent (an MLP-only layer); ``ops``: its norms."""
+    m, n = scenario.model, group.count
+    if group.mixer == "linear":
+        ops += _linear_block(phase, n, batch, prompt, m, sa)
+        if s.tp > 1:
+            ops.append(_all_reduce(phase, "all-reduce (linear)", n, tokens, s))
+    adds = (1 if group.mixer == "linear" else 0) + (1 if group.ffn else 0)
+    if adds:
+        ops.append(_elementwise(phase, "residual add", adds * n, tokens * s.hidden, 1, 2, s))
+    return ops + _ffn_ops(phase, group, tokens, m, s)
 
 
 _MERGE_FIELDS = ("flops", "weight_bytes", "activation_bytes", "kv_read_bytes", "kv_write_bytes", "comm_bytes")

@@ -34,7 +34,10 @@ REL = 1e-9
 # sliding windows: gpt-oss-20b (128), phi-3-mini (2047), gemma-2-9b and mistral-7b (4096); MoE: mixtral, gpt-oss,
 # qwen3, deepseek-v3 (MLA as well)
 MODELS = ["llama-3-8b", "mistral-7b", "mixtral-8x7b", "gemma-2-9b", "phi-3-mini", "gpt-oss-20b", "qwen3-235b-a22b",
-          "deepseek-v3", "qwen2.5-7b", "llama-3.1-70b"]
+          "deepseek-v3", "qwen2.5-7b", "llama-3.1-70b",
+          # chunked attention (8192), DeepSeek sparse attention (top 2048), Gemma 3's 1024 window, linear/Mamba layers
+          "llama-4-scout", "deepseek-v3.2-exp", "gemma-3-27b", "qwen3-next-80b-a3b", "nemotron-h-8b", "jamba-v0.1",
+          "glm-4.5", "kimi-k2", "qwen3-8b"]
 HARDWARE = ["h100-sxm", "a100-sxm4-80gb", "mi300x", "l4", "rtx-4090", "tpu-v5e", "m2-ultra", "v100-sxm2"]
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 FIELDS = ("time_s", "flops", "memory_bytes", "weight_bytes", "kv_read_bytes", "kv_write_bytes", "activation_bytes",
@@ -191,6 +194,23 @@ def test_scenarios_whose_attention_changes_branch_match_the_steps(hw, model, fla
     steps = _step_by_step(s, name)
     for field in FIELDS:
         assert getattr(sums.total, field) == pytest.approx(float(np.sum(steps[field])), rel=REL), field
+
+
+@pytest.mark.parametrize(("model", "prompt", "output", "pieces"), [
+    ("llama-4-scout", 8000, 9000, 3),  # chunk boundaries at 8192 and 16384: c = 8001..16999
+    ("deepseek-v3.2-exp", 1000, 3000, 2),  # the top 2048 keys: attention stops growing after c = 2048
+    ("gemma-3-27b", 500, 1000, 2),  # the 1024 window
+])
+@pytest.mark.parametrize("name", ["bound", "expected"])
+def test_chunks_and_top_k_inside_the_decode_contexts_match_the_steps(model, prompt, output, pieces, name):
+    """Chunked attention restarts at 1 key after each multiple of the chunk; sparse attention caps at k keys: both
+    cut the decode contexts there, and the closed form still equals the steps one by one."""
+    s = scenario("h100-sxm", model, batch=8, prompt=prompt, output=output, weights="fp8")
+    assert len(context_pieces(s)) == pieces
+    e = estimate(s, name)
+    steps = _step_by_step(s, name)
+    for field in FIELDS:
+        assert getattr(e.decode.phase, field) == pytest.approx(float(np.sum(steps[field])), rel=REL), field
 
 
 @pytest.mark.parametrize("model", ["gpt-oss-20b", "gemma-2-9b", "mistral-7b", "phi-3-mini"])
