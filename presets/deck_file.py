@@ -259,7 +259,7 @@ def _markdown_slide(path: Path, index: int, md: _MarkdownSlide, scenario: dict[s
         raw["notes"] = paragraphs
     block_keys: KeyLines | None = None
     if block_line:
-        block_text = "\n".join(block)
+        block_text = "\n".join(block) + "\n"
         try:
             table = parse_toml(path, block_text)
         except PresetFileError as err:
