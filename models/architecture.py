@@ -118,6 +118,7 @@ class MoE:
     shared_intermediate_size: int = 0
     router_bias: bool = False
     expert_bias: bool = False
+    shared_expert_gate: bool = False  # Qwen3-Next: sigmoid(H -> 1) scales the shared expert
 
 
 MIXERS = ("attention", "linear", "none")
@@ -300,7 +301,8 @@ class ModelArchitecture:
 
     def router_params(self) -> int:
         assert self.moe is not None
-        return self.hidden_size * self.moe.num_experts + (self.moe.num_experts if self.moe.router_bias else 0)
+        gates = self.moe.num_experts + (1 if self.moe.shared_expert_gate else 0)
+        return self.hidden_size * gates + (self.moe.num_experts if self.moe.router_bias else 0)
 
     def shared_expert_params(self) -> int:
         assert self.moe is not None

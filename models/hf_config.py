@@ -150,7 +150,8 @@ def _moe(config: Mapping[str, Any], model_type: str, num_layers: int) -> tuple[M
     if model_type == "qwen3_next":
         shared = _count(config, "shared_expert_intermediate_size")
         moe = MoE(num_experts=_int(config, "num_experts"), top_k=_int(config, "num_experts_per_tok"),
-                  expert_intermediate_size=_int(config, "moe_intermediate_size"), shared_intermediate_size=shared)
+                  expert_intermediate_size=_int(config, "moe_intermediate_size"), shared_intermediate_size=shared,
+                  shared_expert_gate=bool(shared))
         step = _int(config, "decoder_sparse_step", 1)
         return moe, [(i + 1) % step == 0 for i in range(num_layers)]
     if model_type == "jamba":

@@ -429,7 +429,7 @@ def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes
     H = s.hidden
     b_out = residual_bytes_per_element(s)
     ops = [
-        _matmul(phase, "router", count, tokens, H, moe.num_experts, s),
+        _matmul(phase, "router", count, tokens, H, moe.num_experts + (1 if moe.shared_expert_gate else 0), s),
         Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
            flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_we,
            activation_bytes=routed * (H * s.b_a + 2 * width * b_out), weight_dtype=s.we_dtype,
