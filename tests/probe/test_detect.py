@@ -140,10 +140,12 @@ def test_rocm5_key_spelling_warning_line_and_pci_id_model(box):
 
 def test_nothing_installed_is_a_clear_message_and_exit_0(box, capsys):
     assert detect_text(capsys).strip() == (
-        "no accelerators found: NVML (nvidia-ml-py) not installed; nvidia-smi not on PATH; rocm-smi not on PATH")
+        "no accelerators found: NVML (nvidia-ml-py) not installed; nvidia-smi not on PATH; amd-smi not on PATH; "
+        "rocm-smi not on PATH")
     out = detect_json(capsys)
     assert out["devices"] == [] and out["count"] == 0 and out["preset"] is None and out["source"] is None
-    assert out["problems"] == ["NVML (nvidia-ml-py) not installed", "nvidia-smi not on PATH", "rocm-smi not on PATH"]
+    assert out["problems"] == ["NVML (nvidia-ml-py) not installed", "nvidia-smi not on PATH", "amd-smi not on PATH",
+                               "rocm-smi not on PATH"]
 
 
 def test_no_devices_found_exit_6(box):

@@ -1,6 +1,8 @@
 """``roofline detect``: list the local accelerators and the hardware preset that matches them (text or JSON).
 
-Finding nothing is a normal answer (exit 0): a laptop, a box without drivers, or ``ROOFLINE_NO_DETECT=1``.
+Finding nothing is a normal answer (exit 0): a laptop, a box without drivers, or ``ROOFLINE_NO_DETECT=1``. What the
+tools say is never trusted: ``--timeout`` bounds the whole detection, each tool's output is capped at 1 MiB, and every
+printed line is stripped of escape sequences and control characters.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from roofline.tui.inputs.limits import FIELD_LIMITS
 from roofline.tui.probe.detect import DEFAULT_TIMEOUT_S, Detection, detect_accelerators
 from roofline.tui.probe.match import format_gib
+from roofline.tui.probe.tool_run import MAX_TOOL_OUTPUT_BYTES, printable
 
 MAX_TP = int(FIELD_LIMITS["tp"][1])
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
@@ -30,14 +33,17 @@ def _timeout(text: str) -> float:
 
 def add_detect_parser(sub) -> argparse.ArgumentParser:
     """Add the ``detect`` subcommand to ``sub`` (the object ``add_subparsers`` returned)."""
-    detect = sub.add_parser("detect", help="find local GPUs (NVML, nvidia-smi, rocm-smi) and the matching preset",
+    detect = sub.add_parser("detect",
+                            help="find local GPUs (NVML, nvidia-smi, amd-smi, rocm-smi) and the matching preset",
                             description="Find the local accelerators and the hardware preset that describes them. "
                             "Set ROOFLINE_NO_DETECT=1 to turn detection off.")
     detect.add_argument("--format", choices=("text", "json"), default="text",
                         help="output format (default text); json: schema_version, devices [index, name, "
                         "memory_bytes], count, preset, preset_reason, source, problems, types")
     detect.add_argument("--timeout", dest="timeout_s", type=_timeout, default=DEFAULT_TIMEOUT_S, metavar="S",
-                        help=f"seconds each source may take (default {DEFAULT_TIMEOUT_S:g})")
+                        help=f"seconds the whole detection may take, every source together (default "
+                        f"{DEFAULT_TIMEOUT_S:g}); each tool's output is capped at "
+                        f"{MAX_TOOL_OUTPUT_BYTES // 1024**2} MiB")
     return detect
 
 
@@ -68,7 +74,7 @@ def detection_json(detection: Detection) -> dict[str, Any]:
 def detection_text(detection: Detection) -> str:
     """One line per device type, the box's preset when mixed, the explorer command, then any problems."""
     if not detection.devices:
-        return "no accelerators found: " + "; ".join(detection.problems)
+        return printable("no accelerators found: " + "; ".join(detection.problems))
     lines = []
     for group in detection.groups:
         found = f"{group.count} x {group.name} ({format_gib(group.memory_bytes)}) via {detection.source}"
@@ -82,7 +88,7 @@ def detection_text(detection: Detection) -> str:
     if hint:
         lines.append(f"open it: {hint}")
     lines.extend(f"note: {problem}" for problem in detection.problems)
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)  # names are cleaned at the source; this is the backstop
 
 
 def run_detect(args: argparse.Namespace) -> int:

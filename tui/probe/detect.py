@@ -1,11 +1,16 @@
 """Find the local accelerators and the hardware preset that describes them.
 
 Sources, in order, until one finds devices: NVML (``pynvml`` from nvidia-ml-py, the optional ``[gpu]`` extra),
-``nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits`` (memory in MiB), then
-``rocm-smi --showproductname --showmeminfo vram --json`` on AMD boxes. Nothing here raises to the caller: a missing
-tool, a driver error (nvidia-smi exits 9 with "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA
-driver", 6 with "No devices were found"), a hang or garbage output each become a reason string. Every command runs
-under a short timeout, so the explorer can call :func:`detect_accelerators` at start-up.
+``nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits`` (memory in MiB), then on AMD boxes
+``amd-smi static --asic --vram --json`` (ROCm's current tool) and ``rocm-smi --showproductname --showmeminfo vram
+--json`` (the one ROCm is retiring). Nothing here raises to the caller: a missing tool, a driver error (nvidia-smi
+exits 9 with "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver", 6 with "No devices were
+found"), a hang, garbage, a runaway listing or an absurd figure each become a one-line reason naming the tool.
+
+``timeout_s`` is one budget for the whole detection: each source gets what the ones before it left, and a source
+reached with nothing left is skipped with a reason. Each tool's output is capped at 1 MiB
+(:data:`~.tool_run.MAX_TOOL_OUTPUT_BYTES`) and parsed with bounds (:mod:`~.gpu_listings`), so parsing and matching
+cost at most a few milliseconds whatever a tool prints.
 
 ``ROOFLINE_NO_DETECT=1`` turns detection off (the test suite and snapshots rely on it).
 """
@@ -13,49 +18,49 @@ under a short timeout, so the explorer can call :func:`detect_accelerators` at s
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import re
 import shutil
-import signal
-import subprocess
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from roofline.tui.probe.gpu_listings import (
+    AMD_PCI_DEVICE_NAMES,
+    MAX_DEVICE_MEMORY_BYTES,
+    MAX_DEVICES,
+    MIB_BYTES,
+    DetectedDevice,
+    device_name,
+    parse_amd_smi_json,
+    parse_nvidia_smi_csv,
+    parse_rocm_smi_json,
+    plausible_memory,
+)
 from roofline.tui.probe.match import format_gib, match_part
+from roofline.tui.probe.tool_run import KILL_GRACE_S, MAX_REASON_CHARS, MAX_TOOL_OUTPUT_BYTES, run_capped
+from roofline.tui.probe.tool_run import short as _short
+
+__all__ = [
+    "AMD_PCI_DEVICE_NAMES", "AMD_SMI_ARGS", "DEFAULT_TIMEOUT_S", "DISABLED_REASON", "KILL_GRACE_S",
+    "MAX_DEVICES", "MAX_DEVICE_MEMORY_BYTES", "MAX_REASON_CHARS", "MAX_TOOL_OUTPUT_BYTES", "MIB_BYTES",
+    "NO_DETECT_ENV", "NVIDIA_SMI_ARGS", "ROCM_SMI_ARGS", "SOURCES", "DetectedDevice", "Detection", "DeviceGroup",
+    "SourceResult", "box_preset", "detect_accelerators", "detection_disabled", "find_tool", "group_devices",
+    "parse_amd_smi_json", "parse_nvidia_smi_csv", "parse_rocm_smi_json", "read_amd_smi", "read_nvidia_smi",
+    "read_nvml", "read_rocm_smi", "run_tool",
+]
 
 DEFAULT_TIMEOUT_S = 10.0
 NO_DETECT_ENV = "ROOFLINE_NO_DETECT"
 DISABLED_REASON = f"detection disabled ({NO_DETECT_ENV})"
-MIB_BYTES = 1024**2
 NVIDIA_SMI_ARGS = ("--query-gpu=index,name,memory.total", "--format=csv,noheader,nounits")
+AMD_SMI_ARGS = ("static", "--asic", "--vram", "--json")
 ROCM_SMI_ARGS = ("--showproductname", "--showmeminfo", "vram", "--json")
 # where vendors install the tools when they are not on PATH (ROCm: /opt/rocm/bin); tests empty this
-TOOL_FALLBACK_DIRS: dict[str, tuple[str, ...]] = {"rocm-smi": ("/opt/rocm/bin",)}
-# how long a killed tool may take to go away before it is abandoned (a driver hang can block even SIGKILL)
-KILL_GRACE_S = 1.0
-MAX_REASON_CHARS = 240
-# rocm-smi "Card Model"/"Card series" may be a bare PCI device id; names from the PCI ID database (pci.ids)
-AMD_PCI_DEVICE_NAMES = {
-    "0x738c": "Instinct MI100",
-    "0x7408": "Instinct MI250X",
-    "0x740c": "Instinct MI250X/MI250",
-    "0x74a1": "Instinct MI300X",
-    "0x74a5": "Instinct MI325X",
-    "0x74b5": "Instinct MI300X VF",
-}
-
-
-@dataclass(frozen=True, slots=True)
-class DetectedDevice:
-    """One accelerator as the runtime sees it (a dual-die board is two)."""
-
-    index: int
-    name: str
-    memory_bytes: int | None
+TOOL_FALLBACK_DIRS: dict[str, tuple[str, ...]] = {"amd-smi": ("/opt/rocm/bin",), "rocm-smi": ("/opt/rocm/bin",)}
+_now = time.monotonic  # the clock of the detection budget (tests replace it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +79,7 @@ class Detection:
     """What :func:`detect_accelerators` found: devices, where from, the preset for the box and why."""
 
     devices: tuple[DetectedDevice, ...]
-    source: str | None  # "nvml", "nvidia-smi", "rocm-smi"; None when nothing was found
+    source: str | None  # "nvml", "nvidia-smi", "amd-smi", "rocm-smi"; None when nothing was found
     preset_id: str | None
     preset_reason: str
     problems: tuple[str, ...]  # why sources found nothing (all of them when no device was found)
@@ -99,11 +104,6 @@ class SourceResult:
     absent: bool = False
 
 
-def _short(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= MAX_REASON_CHARS else line[: MAX_REASON_CHARS - 3] + "..."
-
-
 def find_tool(tool: str) -> str | None:
     """The tool's path: PATH first, then the vendor's usual folder."""
     found = shutil.which(tool)
@@ -116,68 +116,12 @@ def find_tool(tool: str) -> str | None:
     return None
 
 
-def _kill(process: subprocess.Popen) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(process.pid, signal.SIGKILL)  # the tool and anything it started
-        else:
-            process.kill()
-    except OSError:
-        pass
-
-
 def run_tool(tool: str, args: Sequence[str], timeout_s: float) -> tuple[str | None, str | None]:
-    """(stdout, None) when the tool ran and exited 0, else (None, reason). Never raises, never outlives the timeout
-    by more than :data:`KILL_GRACE_S`."""
+    """(stdout, None) when the tool ran and exited 0, else (None, reason); see :func:`.tool_run.run_capped`."""
     path = find_tool(tool)
     if path is None:
         return None, f"{tool} not on PATH"
-    try:
-        process = subprocess.Popen([path, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
-                                   start_new_session=True)
-    except OSError as err:
-        return None, f"{tool} could not start: {_short(str(err))}"
-    try:
-        stdout, stderr = process.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        _kill(process)
-        try:
-            process.communicate(timeout=KILL_GRACE_S)
-        except subprocess.TimeoutExpired:
-            for stream in (process.stdout, process.stderr):
-                if stream is not None:
-                    stream.close()
-        return None, f"{tool} did not answer within {timeout_s:g} s"
-    if process.returncode != 0:
-        said = _short(stdout.strip() or stderr.strip()) or "no output"
-        return None, f"{tool} failed (exit {process.returncode}): {said}"
-    return stdout, None
-
-
-def _mib_to_bytes(text: str) -> int | None:
-    text = text.strip()
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return int(float(text) * MIB_BYTES)
-    if text.startswith("[") or text.upper() in {"N/A", ""}:  # "[N/A]", "[Not Supported]" (unified-memory parts)
-        return None
-    raise ValueError(f"memory.total {text!r} is not a number of MiB")
-
-
-def parse_nvidia_smi_csv(text: str) -> tuple[DetectedDevice, ...]:
-    """Rows 'index, name, memory MiB' -> devices; ``ValueError`` names the first row that is not one."""
-    devices = []
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        fields = [field.strip() for field in line.split(",")]
-        if len(fields) < 3 or not fields[0].isdigit():
-            raise ValueError(f"unexpected line {_short(line)!r}")
-        name = ", ".join(fields[1:-1])
-        if not name:
-            raise ValueError(f"no name in line {_short(line)!r}")
-        devices.append(DetectedDevice(int(fields[0]), name, _mib_to_bytes(fields[-1])))
-    return tuple(devices)
+    return run_capped(path, tool, args, timeout_s)
 
 
 def _read_tool(tool: str, args: Sequence[str], parse, timeout_s: float) -> SourceResult:
@@ -197,50 +141,9 @@ def read_nvidia_smi(timeout_s: float = DEFAULT_TIMEOUT_S) -> SourceResult:
     return _read_tool("nvidia-smi", NVIDIA_SMI_ARGS, parse_nvidia_smi_csv, timeout_s)
 
 
-def _field(card: dict, key: str) -> str:
-    """A card's value by key, ignoring case ("Card series" in ROCm 5, "Card Series" in ROCm 6)."""
-    for name, value in card.items():
-        if name.strip().lower() == key.lower():
-            return str(value).strip()
-    return ""
-
-
-def _amd_name(card: dict) -> str:
-    series, model = _field(card, "Card Series"), _field(card, "Card Model")
-    name = series or model
-    for value in (series, model):  # a bare PCI id says more once named
-        known = AMD_PCI_DEVICE_NAMES.get(value.lower())
-        if known and known not in name:
-            name = known if name.lower() == value.lower() else f"{name} [{known}]"
-    return name
-
-
-def parse_rocm_smi_json(text: str) -> tuple[DetectedDevice, ...]:
-    """rocm-smi JSON ({"card0": {"Card Series": ..., "VRAM Total Memory (B)": ...}, "system": {...}}) -> devices.
-
-    rocm-smi may print warnings before the JSON, so parsing starts at the first '{'. ``ValueError`` when the text
-    holds no such object.
-    """
-    start = text.find("{")
-    if start < 0:
-        raise ValueError(f"no JSON object in {_short(text) or 'empty output'!r}")
-    try:
-        data, _ = json.JSONDecoder().raw_decode(text[start:])
-    except json.JSONDecodeError as err:
-        raise ValueError(f"bad JSON ({err.msg} at line {err.lineno})") from None
-    if not isinstance(data, dict):
-        raise ValueError("JSON is not an object")
-    devices = []
-    for key, card in data.items():
-        found = re.fullmatch(r"card(\d+)", str(key).strip().lower())
-        if not found or not isinstance(card, dict):
-            continue
-        memory = _field(card, "VRAM Total Memory (B)")
-        name = _amd_name(card)
-        if not name:
-            raise ValueError(f"{key} has no 'Card Series'")
-        devices.append(DetectedDevice(int(found.group(1)), name, int(memory) if memory.isdigit() else None))
-    return tuple(sorted(devices, key=lambda device: device.index))
+def read_amd_smi(timeout_s: float = DEFAULT_TIMEOUT_S) -> SourceResult:
+    """Devices from amd-smi's static JSON (ASIC name and VRAM size of each GPU)."""
+    return _read_tool("amd-smi", AMD_SMI_ARGS, parse_amd_smi_json, timeout_s)
 
 
 def read_rocm_smi(timeout_s: float = DEFAULT_TIMEOUT_S) -> SourceResult:
@@ -258,15 +161,19 @@ def _nvml_devices(pynvml) -> SourceResult:
     except Exception as err:  # NVMLError_LibraryNotFound, _DriverNotLoaded, ...: any failure is a reason
         return SourceResult(problem=f"NVML could not start: {_short(str(err)) or type(err).__name__}")
     try:
+        count = int(pynvml.nvmlDeviceGetCount())
+        if count > MAX_DEVICES:
+            raise ValueError(f"it counts {count:,} devices (more than {MAX_DEVICES}: not trusted)")
         devices = []
-        for index in range(int(pynvml.nvmlDeviceGetCount())):
+        for index in range(count):
             handle = pynvml.nvmlDeviceGetHandleByIndex(index)
-            name = _text(pynvml.nvmlDeviceGetName(handle))  # bytes before nvidia-ml-py 11.515
+            name = device_name(_text(pynvml.nvmlDeviceGetName(handle)))  # bytes before nvidia-ml-py 11.515
             try:
-                memory_bytes = int(pynvml.nvmlDeviceGetMemoryInfo(handle).total)
+                total = pynvml.nvmlDeviceGetMemoryInfo(handle).total
             except Exception:  # NotSupported on unified-memory parts
-                memory_bytes = None
-            devices.append(DetectedDevice(index, name, memory_bytes))
+                total = None
+            memory_bytes = None if total is None else plausible_memory(int(total), f"device {index}'s memory")
+            devices.append(DetectedDevice(index, name or f"GPU {index}", memory_bytes))
     except Exception as err:
         return SourceResult(problem=f"NVML failed: {_short(str(err)) or type(err).__name__}")
     finally:
@@ -287,7 +194,7 @@ def read_nvml(timeout_s: float = DEFAULT_TIMEOUT_S) -> SourceResult:
     worker = threading.Thread(target=lambda: answer.append(_nvml_devices(pynvml)), name="roofline-nvml", daemon=True)
     worker.start()
     worker.join(timeout_s)
-    return answer[0] if answer else SourceResult(problem=f"NVML did not answer within {timeout_s:g} s")
+    return answer[0] if answer else SourceResult(problem=f"NVML did not answer within {timeout_s:.3g} s")
 
 
 def group_devices(devices: Sequence[DetectedDevice], available_ids: Collection[str]) -> tuple[DeviceGroup, ...]:
@@ -324,24 +231,43 @@ def _default_preset_ids() -> list[str]:
     return preset_ids("hardware")
 
 
+SOURCES: tuple[tuple[str, Callable[[float], SourceResult]], ...] = (
+    ("nvml", read_nvml), ("nvidia-smi", read_nvidia_smi), ("amd-smi", read_amd_smi), ("rocm-smi", read_rocm_smi))
+
+
+def _preset_ids_or_builtin() -> list[str]:
+    """Every hardware preset id; the built-in ones alone when the user folder cannot be read (detection is not the
+    place to fail on it: ``roofline presets`` says why)."""
+    try:
+        return _default_preset_ids()
+    except (OSError, ValueError):
+        from roofline.presets.loader import builtin_presets_dir
+
+        return sorted(path.stem for path in (builtin_presets_dir() / "hardware").glob("*.toml"))
+
+
 def detect_accelerators(*, use_nvml: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S,
                         available_ids: Collection[str] | None = None) -> Detection:
-    """Look for accelerators (NVML, then nvidia-smi, then rocm-smi) and pick a hardware preset for the box.
+    """Look for accelerators (NVML, nvidia-smi, amd-smi, rocm-smi: the first that finds any) and pick a hardware
+    preset for the box.
 
-    ``timeout_s`` bounds each source (the explorer passes a short one at start-up); ``available_ids`` defaults to
-    every hardware preset id, built-in and user.
+    ``timeout_s`` is the budget for all sources together (the explorer passes a short one at start-up);
+    ``available_ids`` defaults to every hardware preset id, built-in and user.
     """
     if detection_disabled():
         return Detection((), None, None, DISABLED_REASON, (DISABLED_REASON,))
-    sources: list[tuple[str, Callable[[float], SourceResult]]] = [
-        ("nvidia-smi", read_nvidia_smi), ("rocm-smi", read_rocm_smi)]
-    if use_nvml:
-        sources.insert(0, ("nvml", read_nvml))
+    deadline = _now() + timeout_s
     failures: list[SourceResult] = []
-    for source, read in sources:
-        result = read(timeout_s)
+    for source, read in SOURCES:
+        if source == "nvml" and not use_nvml:
+            continue
+        left_s = deadline - _now()
+        if left_s <= 0:
+            failures.append(SourceResult(problem=f"{source} skipped: the {timeout_s:g} s detection budget was spent"))
+            continue
+        result = read(left_s)
         if result.devices:
-            ids = _default_preset_ids() if available_ids is None else available_ids
+            ids = _preset_ids_or_builtin() if available_ids is None else available_ids
             groups = group_devices(result.devices, ids)
             preset_id, reason = box_preset(groups)
             problems = tuple(failure.problem for failure in failures if failure.problem and not failure.absent)
