@@ -328,8 +328,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _explorer_form(args: argparse.Namespace):
     """The explorer's starting form from the flags; checked before the full screen opens."""
-    from pathlib import Path
-
     from roofline.presets import load_catalog
     from roofline.presets.loader import PresetFileError
     from roofline.presets.scenario_file import read_scenario
@@ -339,7 +337,12 @@ def _explorer_form(args: argparse.Namespace):
     form = ScenarioForm()
     scenario_file = None
     if args.scenario:
-        scenario_file = Path(args.scenario).expanduser()
+        from roofline.presets.safe_files import user_path
+
+        try:  # ~nouser, a name over 255 bytes, a NUL: one line, not a traceback
+            scenario_file = user_path(args.scenario, what="scenario file")
+        except PresetFileError as err:
+            raise UsageError(f"--scenario: {err}") from None
         warnings: list = []
         try:
             form = form_from_file_values(read_scenario(scenario_file, warnings))

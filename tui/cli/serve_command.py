@@ -44,5 +44,18 @@ def explorer_args_from_namespace(args: argparse.Namespace) -> list[str]:
             words.append(f"{spec.flag}={value}")
     scenario = getattr(args, "scenario", None)
     if scenario is not None:
-        words.append(f"--scenario={Path(scenario).expanduser().resolve()}")
+        words.append(f"--scenario={_absolute(scenario)}")
     return words
+
+
+def _absolute(scenario: str) -> Path:
+    """The scenario path, ``~`` expanded and absolute; ``ValueError`` naming ``--scenario`` for a path the OS
+    refuses (``~nouser``, a name over 255 bytes, a NUL, a loop of links)."""
+    from roofline.presets.safe_files import FileRefusedError, user_path
+
+    try:
+        return user_path(scenario, what="scenario file").resolve()
+    except FileRefusedError as err:
+        raise ValueError(f"--scenario: {err}") from None
+    except (OSError, RuntimeError) as err:  # resolve(): a loop of links (RuntimeError before Python 3.13)
+        raise ValueError(f"--scenario: {scenario!r}: {err}") from None
