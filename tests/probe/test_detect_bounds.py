@@ -244,3 +244,26 @@ def test_parsers_raise_only_value_error(text):
         for device in devices:
             assert no_control_characters(device.name)
             assert device.memory_bytes is None or 0 < device.memory_bytes <= detect.MAX_DEVICE_MEMORY_BYTES
+
+
+# --- a user presets folder the OS refuses -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("folder", ["~nouser-roofline/presets", "/tmp/" + "p" * 300])
+def test_a_refused_presets_folder_does_not_stop_detection(box, monkeypatch, capsys, folder):
+    box.tool("nvidia-smi", recorded("nvidia-smi-h100-sxm-x8.csv"))
+    monkeypatch.setenv("ROOFLINE_PRESETS", folder)
+    assert detect_accelerators(use_nvml=False).preset_id == "h100-sxm"
+    assert run_detect(argparse.Namespace(format="json")) == 0
+    assert json.loads(capsys.readouterr().out)["preset"] == "h100-sxm"
+
+
+def test_preset_ids_that_cannot_be_listed_fall_back_to_the_built_in_ones(box, monkeypatch):
+    from roofline.presets.errors import PresetError
+    from roofline.presets.safe_files import FileRefusedError
+
+    def refuse():
+        raise FileRefusedError(PresetError("/x", None, None, "cannot read folder: Permission denied"))
+
+    box.tool("nvidia-smi", recorded("nvidia-smi-h200-x8.csv"))
+    monkeypatch.setattr(detect, "_default_preset_ids", refuse)
+    assert detect_accelerators(use_nvml=False).preset_id == "h200"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
-_PRESET_ID = re.compile(r"[a-z0-9][a-z0-9._-]*")
+_PRESET_ID = re.compile(r"[a-z0-9][a-z0-9._-]{0,199}")  # 200 at most: the file name stays under 255 bytes
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 MEASURE_SCHEMA_VERSION = 1
 
@@ -145,8 +146,35 @@ def _base_preset(args: argparse.Namespace, info: Any):
         if args.hardware is None:
             return None, None
         raise _CliError(f"--hardware: unknown hardware preset {preset_id!r} (see: roofline presets hardware)") from None
-    except ValueError as err:  # a broken preset file
+    except ValueError as err:  # a broken preset file, or a user presets folder the OS refuses
+        if args.hardware is None:  # the user named no preset: never blame --hardware; measure without one
+            _progress(f"preset {preset_id} not used: {_one_line(err)}")
+            return None, None
         raise _CliError(f"--hardware: {err}") from None
+
+
+def _save_target(args: argparse.Namespace, info: Any, base_id: str | None):
+    """Where ``--save`` will write, checked before any time is spent measuring: a presets folder the OS refuses
+    (``~nouser``, a name over 255 bytes, a folder that cannot be searched) or an existing preset without ``--force``
+    is a one-line error naming ``--save``."""
+    from roofline.presets.loader import PresetFileError
+    from roofline.presets.safe_files import clip
+    from roofline.presets.user_presets import measured_preset_id, measured_preset_path
+    from roofline.tui.probe.measure import host_name
+
+    preset_id = args.preset_id or measured_preset_id(host_name(), info.kind, info.name, base_id)
+    try:
+        target = measured_preset_path(preset_id)
+        os.lstat(target)
+    except FileNotFoundError:
+        return target
+    except PresetFileError as err:
+        raise _CliError(f"--save: {err}") from None
+    except OSError as err:  # EACCES on a folder, ENAMETOOLONG, ENOTDIR
+        raise _CliError(f"--save: {clip(str(target), 200)}: cannot save: {err.strerror or err}") from None
+    if not args.force:
+        raise _CliError(f"--save: {target} exists (use --force to replace it)")
+    return target
 
 
 def _ceilings(measurement: Any, quick: bool):
@@ -191,27 +219,29 @@ def _text_report(measurement: Any, fractions: dict[str, float], base_name: str |
     return "\n".join(lines)
 
 
+def _check_presets_folder() -> None:
+    """``--save``: the user presets folder must be a path the OS takes (checked before matching reads it)."""
+    from roofline.presets.loader import PresetFileError, user_presets_dir
+
+    try:
+        user_presets_dir()
+    except PresetFileError as err:
+        raise _CliError(f"--save: {err}") from None
+
+
 def _measure(args: argparse.Namespace) -> int:
-    from roofline.presets.user_presets import (
-        measured_preset_id,
-        measured_preset_path,
-        save_measured_hardware,
-        spec_fractions,
-    )
-    from roofline.tui.probe.measure import default_settings, host_name, measure
+    from roofline.presets.user_presets import save_measured_hardware, spec_fractions
+    from roofline.tui.probe.measure import default_settings, measure
 
     if (args.preset_id or args.force) and not args.save:
         raise _CliError("--id and --force only apply with --save")
+    if args.save:
+        _check_presets_folder()
     backend = _open_backend(args)
     try:
         info = backend.info
         base_id, base = _base_preset(args, info)
-        target = None
-        if args.save:  # refuse before spending the time measuring
-            preset_id = args.preset_id or measured_preset_id(host_name(), info.kind, info.name, base_id)
-            target = measured_preset_path(preset_id)
-            if target.exists() and not args.force:
-                raise _CliError(f"--save: {target} exists (use --force to replace it)")
+        target = _save_target(args, info, base_id) if args.save else None  # refused before measuring
         settings = default_settings(info.kind, quick=args.quick, dtypes=args.dtypes)
         _progress(f"measuring {info.name} ({info.kind}) with {info.library}")
         measurement = measure(backend, settings, _progress)
@@ -256,4 +286,7 @@ def run_measure(args: argparse.Namespace) -> int:
         return EXIT_INTERRUPTED
     except MemoryError:
         print("roofline measure: error: out of memory (try --quick)", file=sys.stderr)
+        return EXIT_FAILURE
+    except OSError as err:  # a file or folder the OS refused where no flag is to blame
+        print(f"roofline measure: error: {_one_line(err)}", file=sys.stderr)
         return EXIT_FAILURE
