@@ -33,9 +33,11 @@ def scenario(hw_id: str, model_id: str, *, batch: int = 1, prompt: int = 1024, o
 
 
 @pytest.fixture(autouse=True)
-def _no_gpu_probing(monkeypatch):
-    """The explorer probes for local GPUs at start-up; tests opt back in (tests/gpu_fakes.py clears this)."""
+def _no_gpu_probing(monkeypatch, tmp_path_factory):
+    """The explorer probes for local GPUs at start-up; tests opt back in (tests/gpu_fakes.py clears this). The
+    user's preferences file is never read or written by a test."""
     monkeypatch.setenv("ROOFLINE_NO_DETECT", "1")
+    monkeypatch.setenv("ROOFLINE_PREFERENCES", str(tmp_path_factory.mktemp("prefs") / "preferences.toml"))
 
 
 @pytest.fixture

@@ -38,6 +38,9 @@ class RooflineApp(App):
         self.present_screen = None
         self.talk_link = talk_link  # talk.sync.TalkLink: the audience screen follows the presenter's (and leads it)
         self.collection_pacer = None  # perf.gc_pacing, when the speed-ups are on
+        from roofline.tui.preferences import load_preferences
+
+        self.preferences, self._preferences_problem = load_preferences()
         self._explorer = ExplorerScreen(self.catalog, form, shown_context, detect_hardware=detect_hardware)
 
     @property
@@ -50,6 +53,7 @@ class RooflineApp(App):
 
     def on_mount(self) -> None:
         switch.start_collection_pacing(self, self._explorer)
+        self._apply_preferences()
         if self.deck is not None:
             from roofline.tui.talk.deck import check_deck
             from roofline.tui.talk.screen import PresentScreen
@@ -68,6 +72,32 @@ class RooflineApp(App):
             more = f"\n... and {len(self.catalog.errors) - 5} more" if len(self.catalog.errors) > 5 else ""
             self.notify(f"skipped {len(self.catalog.errors)} preset file(s):\n{shown}{more}", severity="warning",
                         timeout=15, markup=False)
+
+    def _apply_preferences(self) -> None:
+        """Theme and key overrides from the preferences file; the theme chosen later is remembered."""
+        prefs = self.preferences
+        if self._preferences_problem:
+            self.notify(self._preferences_problem, severity="warning", markup=False)
+        if prefs.theme:
+            if prefs.theme in self.available_themes:
+                self.theme = prefs.theme
+            else:
+                self.notify(f"preferences: unknown theme {prefs.theme[:40]!r}", severity="warning", markup=False)
+        if prefs.keys:
+            self.set_keymap(prefs.keys)  # binding ids (tui/explorer/actions.py) -> keys
+        self.theme_changed_signal.subscribe(self, self._remember_theme)
+
+    def _remember_theme(self, theme) -> None:
+        from roofline.tui.preferences import save_theme
+
+        if theme.name != self.preferences.theme:
+            problem = save_theme(theme.name)
+            if problem:
+                self.notify(problem, severity="warning", markup=False)
+            else:
+                from dataclasses import replace
+
+                self.preferences = replace(self.preferences, theme=theme.name)
 
     async def on_event(self, event: events.Event) -> None:
         """Keys and clicks reach the app first: from here to the frame that shows their effect, garbage
@@ -112,6 +142,12 @@ class RooflineApp(App):
 def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = None,
                  scenario_file: Path | None = None, detect_hardware: bool = False,
                  catalog: PresetCatalog | None = None) -> int:
+    import sys
+
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # nothing to draw on: exit at once instead of hanging
+        print("roofline: the explorer needs a terminal (stdin and stdout); without one use 'roofline report' or "
+              "'roofline plan'", file=sys.stderr)
+        return 2
     app = RooflineApp(form, catalog=catalog, shown_context=shown_context, detect_hardware=detect_hardware)
     if scenario_file is not None:
         app.call_after_refresh(app.explorer.load_scenario_file, scenario_file)

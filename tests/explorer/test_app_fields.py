@@ -154,3 +154,15 @@ async def test_a_long_path_scrolls_inside_its_field_and_stays_in_view_when_short
         assert box.value == path[:-12]
         assert 0 <= box.scroll_x <= box.max_scroll_x
         assert box.render_line(0).text.rstrip().endswith(path[-24:-12])
+
+
+async def test_a_partial_entry_does_not_become_the_last_good_value():
+    """Typing 1e12 passes through 1e1 (prompt 10, valid); when 1e12 is refused the scenario goes back to the value
+    the field had when editing began, not to the partial 10."""
+    app = RooflineApp(ScenarioForm(prompt_tokens=2048), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        for text in ("1", "1e", "1e1", "1e12"):
+            await _type(app, pilot, "prompt_tokens", text)
+        assert app.explorer.form.prompt_tokens == 2048
+        assert app.explorer.results.scenario.batching.prompt_tokens == 2048
+        assert "2,048" in _status(app)

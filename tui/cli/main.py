@@ -334,7 +334,10 @@ def _explorer_form(args: argparse.Namespace):
     from roofline.tui.inputs.file_values import form_from_file_values
     from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
 
-    form = ScenarioForm()
+    from roofline.tui.preferences import load_preferences
+
+    prefs, _ = load_preferences()  # a broken file is reported by the explorer itself
+    form = ScenarioForm(**{k: v for k, v in (("hardware_id", prefs.hardware), ("model_ref", prefs.model)) if v})
     scenario_file = None
     if args.scenario:
         from roofline.presets.safe_files import user_path

@@ -17,7 +17,7 @@ from textual.widgets import Checkbox, DataTable, Header, Input, Select, Static, 
 
 from roofline.models.errors import ModelInputError
 from roofline.models.history import METRIC_LABELS
-from roofline.presets.loader import PresetCatalog, PresetFileError
+from roofline.presets.loader import PresetCatalog
 from roofline.tui.explorer.actions import VIEWS, bindings
 from roofline.tui.explorer.charts import (
     BatchSweepChart,
@@ -28,18 +28,18 @@ from roofline.tui.explorer.charts import (
     RooflineChart,
 )
 from roofline.tui.explorer.commands import ScenarioCommands
+from roofline.tui.explorer.field_editing import FieldEditing
 from roofline.tui.explorer.field_status import FieldProblems
 from roofline.tui.explorer.headline import Headline, Verdict, WrappedText
 from roofline.tui.explorer.live_counters import LiveCounters
 from roofline.tui.explorer.ops_table import OpsTable
-from roofline.tui.explorer.panes import BatchingPane, HardwarePane, OptionSelect, ViewBody, WorkloadPane
-from roofline.tui.explorer.quiet_update import set_text
+from roofline.tui.explorer.panes import BatchingPane, HardwarePane, ViewBody, WorkloadPane
 from roofline.tui.explorer.scenario_actions import ScenarioActions
 from roofline.tui.explorer.serving_view import ServingScreen, serving_tab_pane
 from roofline.tui.explorer.view_drawing import ViewDrawing
 from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
-from roofline.tui.inputs.limits import FIELD_LIMITS, parse_number
-from roofline.tui.inputs.registry import BY_NAME, FORM_FIELDS
+from roofline.tui.inputs.limits import FIELD_LIMITS
+from roofline.tui.inputs.registry import FORM_FIELDS
 from roofline.tui.perf.switch import explorer_screen_base
 from roofline.tui.views.results import Ceiling, ExplorerResults, compute_results
 
@@ -53,7 +53,7 @@ _TYPED_IN_FIELDS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "to
                               "compare_remove", "explain_gap", "show_view", "toggle_live"})
 
 
-class ExplorerScreen(ServingScreen, ScenarioActions, LiveCounters, ViewDrawing, explorer_screen_base()):
+class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters, ViewDrawing, explorer_screen_base()):
     """Three input panes, the headline numbers and eight views over one scenario."""
 
     BINDINGS = bindings("explorer")
@@ -74,6 +74,7 @@ class ExplorerScreen(ServingScreen, ScenarioActions, LiveCounters, ViewDrawing, 
         self._ready_views: set[str] = set()  # lazily mounted views that are in the DOM
         self._widgets: dict = {}
         self.seen_text: dict[str, str] = {}  # field -> the last text its Changed message brought
+        self._last_accepted: dict = {}  # field -> (text last accepted, the value before that entry began)
 
     achievable = property(lambda self: bool(self.ceiling), doc="True when the achievable ceilings are chosen")
     invalid_fields = property(lambda self: self.problems.invalid, doc="field -> its status message, latest last")
@@ -174,76 +175,6 @@ class ExplorerScreen(ServingScreen, ScenarioActions, LiveCounters, ViewDrawing, 
             self._sync_widget(field, getattr(form, field))
         self.set_form(form)
 
-    def _field_widget(self, field: str):
-        """The input widget for a form field, looked up once (DOM queries walk every node)."""
-        key = ("field", field)
-        if key not in self._widgets:
-            found = self.query(f"#{field}")
-            self._widgets[key] = found.first() if found else None
-        return self._widgets[key]
-
-    def _sync_widget(self, field: str, value) -> None:
-        w = self._field_widget(field)
-        if w is None:
-            return
-        if isinstance(w, OptionSelect):
-            if value is None and field in ("weights", "activations"):
-                value = "auto"
-            with w.prevent(Select.Changed):  # set_options also announces a change (to the first option)
-                w.ensure_option(value)  # a config.json path typed elsewhere
-                w.value = value
-        elif isinstance(w, Input):
-            with w.prevent(Input.Changed):
-                spec = BY_NAME.get(field)
-                w.value = "" if value is None else (f"{value:g}" if spec and spec.kind == "float" else str(value))
-            w.remove_class("-invalid")
-            self._clear_invalid(field)
-        elif isinstance(w, Checkbox):
-            with w.prevent(Checkbox.Changed):
-                w.value = bool(value)
-
-    @on(Input.Changed)
-    def _input_changed(self, event: Input.Changed) -> None:
-        field = event.input.id or ""
-        self.seen_text[field] = event.value  # what the screen has handled (tests wait for it, not for time)
-        if field == "config_path":
-            if not event.value.strip():
-                self._clear_invalid(field)
-            return
-        if field not in FIELD_LIMITS:
-            return
-        spec = BY_NAME[field]
-        try:
-            value = None if not event.value.strip() and spec.optional else parse_number(field, event.value)
-        except ValueError as err:
-            self._mark_invalid(field, str(err), typed=True)
-            return
-        self._clear_invalid(field)
-        if field == "shown_context":
-            self.shown_context = value
-            self.recompute()
-        else:
-            self.set_form(replace(self.form, **{field: value}))
-
-    @on(Input.Submitted, "#config_path")
-    def _config_path_submitted(self, event: Input.Submitted) -> None:
-        """Load a local config.json (or a folder with one); a path that does not load says why."""
-        from roofline.presets.loader import resolve_model
-
-        path = event.value.strip()
-        if not path:
-            return
-        try:
-            resolve_model(path)
-        except KeyError:
-            self._mark_invalid("config_path", f"no config.json at {path!r}")
-            return
-        except (PresetFileError, OSError, RuntimeError, ValueError) as err:
-            self._mark_invalid("config_path", str(err))
-            return
-        self._clear_invalid("config_path")
-        self.set_field("model_ref", path)
-
     @on(Select.Changed, "#hardware_id, #model_ref, #weights, #activations, #kv")
     def _select_changed(self, event: Select.Changed) -> None:
         field = event.select.id or ""
@@ -266,29 +197,6 @@ class ExplorerScreen(ServingScreen, ScenarioActions, LiveCounters, ViewDrawing, 
             with box.prevent(Checkbox.Changed):
                 box.value = bool(ceiling)
             self.redraw()
-
-    def _mark_invalid(self, field: str, message: str, *, typed: bool = False) -> None:
-        """Show a field as invalid with its message; the screen keeps the last good scenario."""
-        good = self.shown_context if field == "shown_context" else getattr(self.form, field, None)
-        self.problems.mark(field, message, typed=typed, last_good=good)
-        widget = self._field_widget(field)
-        if widget is not None:
-            widget.add_class("-invalid")
-        self._show_status()
-
-    def _clear_invalid(self, field: str) -> None:
-        widget = self._field_widget(field)
-        if widget is not None:
-            widget.remove_class("-invalid")
-        if self.problems.clear(field):
-            self._show_status()
-
-    def _show_status(self, text: str | None = None) -> None:
-        """The status line: ``text``, else the latest field problem (and how many more), else nothing."""
-        text = text if text is not None else self.problems.message()
-        for selector in ("#status", "#input-status"):
-            set_text(self._w(selector, Static), text)
-        self._w("#input-status", Static).set_class(not text, "-empty")  # no blank row above the inputs
 
     # ---- computing -----------------------------------------------------------------------------
     def recompute(self) -> None:

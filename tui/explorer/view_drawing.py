@@ -31,9 +31,11 @@ from roofline.tui.views.explain import explain_op
 from roofline.tui.views.formatting import duration, flop_per_byte, gib, si
 from roofline.tui.views.history_charts import callout_lines
 from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.views.summary import context_warning, scenario_summary
 
-OPS_HEADER = ("phase", "op", "count", "FLOPs", "weights", "activations", "KV read", "KV write", "FLOP/B",
-              "limited by", "time", "share")
+# FLOPs and bytes are per occurrence (one op, one device); time is the total over the op's count
+OPS_HEADER = ("phase", "op", "count", "FLOPs/op", "weights/op", "act./op", "KV rd/op", "KV wr/op", "FLOP/B",
+              "limit", "time x count", "share")
 _CHARTS = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart, "memory": MemoryChart}
 
 
@@ -57,6 +59,7 @@ class ViewDrawing:
         self._draw_inputs_summary(r)
         if not self.draw_serving_headline(r):  # serving mode: the frontier's numbers (serving_view.py)
             self._draw_headline(r)
+        self.sub_title = scenario_summary(r.scenario, self.ceiling.estimate_name)  # the header: what is on screen
         self.draw_view(self._w("#views", TabbedContent).active)
 
     def draw_view(self, view: str) -> None:
@@ -124,13 +127,15 @@ class ViewDrawing:
         idle = d.phase.idle_core_pct
         idle_delta = "" if bd is None else f"{idle - bd.phase.idle_core_pct:+.1f} pt vs base"
         ttft_ms = e.ttft_s * 1e3
-        ttft_text = f"{ttft_ms:,.1f}" if ttft_ms < 10_000 else f"{e.ttft_s:,.1f} s"
+        in_seconds = ttft_ms >= 10_000  # 51,758 ms reads as 51.8 s (the verdict switches too)
+        ttft_value, ttft_text = (e.ttft_s, f"{e.ttft_s:,.1f}") if in_seconds else (ttft_ms, f"{ttft_ms:,.1f}")
+        ttft_label = f"TTFT {'s' if in_seconds else 'ms'} (static batch)"
         self._w("#headline", Headline).show_all({
             "m-per-seq": (per_seq, f"{per_seq:,.1f}", delta(per_seq, bd and bd.tokens_per_s_per_seq)),
             "m-aggregate": (total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
                             delta(total, bd and bd.tokens_per_s)),
             "m-idle": (idle, f"{idle:.1f}", idle_delta),
-            "m-ttft": (ttft_ms, ttft_text, delta(e.ttft_s, base and base.ttft_s)),
+            "m-ttft": (ttft_value, ttft_text, delta(e.ttft_s, base and base.ttft_s), ttft_label),
         })
         other_label = "spec bound" if self.achievable else "expected"
         crossover = r.compute_bound_batch(self.achievable)
@@ -153,9 +158,11 @@ class ViewDrawing:
         bar = "#" * filled + "." * (width - filled)
         verdict = "fits" if m.fits else "DOES NOT FIT: the numbers above cannot run as set"
         mem_bar = self._w("#memory-bar", WrappedText)
-        mem_bar.set_class(not m.fits, "-overflow")
         self._w("#headline", Headline).set_class(not m.fits, "-overflow")
-        mem_bar.show(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}")
+        past_context = context_warning(r.scenario)
+        mem_bar.set_class(bool(past_context) or not m.fits, "-overflow")
+        mem_bar.show(f"memory/device [{bar}] {gib(used)} / {gib(cap)} {verdict}, max batch {m.max_batch:,}"
+                     + (f"\n{past_context}" if past_context else ""))
 
     def _draw_ops(self, r: ExplorerResults) -> None:
         """Fill the ops table (the cursor stays on the same op when it is still listed)."""
