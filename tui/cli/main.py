@@ -333,7 +333,6 @@ def _explorer_form(args: argparse.Namespace):
     from roofline.presets.scenario_file import read_scenario
     from roofline.tui.inputs.file_values import form_from_file_values
     from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
-
     from roofline.tui.preferences import load_preferences
 
     prefs, _ = load_preferences()  # a broken file is reported by the explorer itself
