@@ -144,7 +144,10 @@ def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = N
                  catalog: PresetCatalog | None = None) -> int:
     import sys
 
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):  # nothing to draw on: exit at once instead of hanging
+    import os
+
+    # nothing to draw on: exit at once instead of hanging (textual-serve's web driver runs over pipes on purpose)
+    if not os.environ.get("TEXTUAL_DRIVER") and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print("roofline: the explorer needs a terminal (stdin and stdout); without one use 'roofline report' or "
               "'roofline plan'", file=sys.stderr)
         return 2

@@ -11,6 +11,7 @@ from roofline.tui.explorer.charts import BatchSweepChart, RooflineChart
 from roofline.tui.explorer.headline import Headline
 from roofline.tui.explorer.ops_table import OpsTable
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.perf import switch
 
 CATALOG = load_catalog()
 
@@ -311,6 +312,8 @@ async def test_ops_table_scrolls_sideways_and_keeps_its_header():
         assert table.scroll_y > 0 and "".join(s.text for s in table.render_line(0)).strip()  # header stays
 
 
+@pytest.mark.skipif(not switch.textual_speedups() or not switch.plotext_speedups(),
+                    reason="tests a speed-up path (tui/perf/); ROOFLINE_SPEEDUPS=0 runs the public one")
 async def test_opening_and_closing_dialogs_does_not_pile_up_footer_keys():
     """Textual 8's Footer kept every rebuilt key alive through its watcher list (LeanFooter prunes it)."""
     from roofline.tui.perf.footer import LeanFooter

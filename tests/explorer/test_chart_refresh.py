@@ -8,6 +8,7 @@ from textual.geometry import Region
 from roofline.tui.app import RooflineApp
 from roofline.tui.explorer.charts import BatchSweepChart, RooflineChart
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.perf import switch
 
 
 def _full_redraw(chart) -> str:
@@ -73,7 +74,7 @@ async def test_the_context_sweep_marks_the_context_the_step_is_shown_at():
         chart = app.query_one(ContextSweepChart)
         assert f"this step, context {app.explorer.results.shown_context:,.0f}" in chart.render().plain
         assert app.explorer.results.shown_context == 1024 + 256 / 2  # mean of the generation's decode contexts
-        _, context, per_seq, kv_share = chart._last
+        _, context, per_seq, kv_share, _max_context = chart._last
         assert per_seq == pytest.approx(app.explorer.results.bound.decode.tokens_per_s_per_seq, rel=0.02)
         assert 0 < kv_share < 1
         box = app.query_one("#shown_context")
@@ -114,6 +115,8 @@ async def test_gguf_weights_draw_the_int8_roof_their_gemms_can_reach():
         assert "int8 roof" not in app.query_one(RooflineChart).render().plain
 
 
+@pytest.mark.skipif(not switch.textual_speedups() or not switch.plotext_speedups(),
+                    reason="tests a speed-up path (tui/perf/); ROOFLINE_SPEEDUPS=0 runs the public one")
 async def test_light_themes_draw_named_colours_dark_enough_to_read():
     """WCAG contrast of each light-theme shade against white is at least 4.5:1 (yellow on a light canvas was
     about 2.3:1); the chart's markers use them on light themes and plotext's own colours on dark ones."""
