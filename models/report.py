@@ -2,17 +2,21 @@
 
 Keys are stable; new keys may be added, none renamed. Per-op ``flops``, ``*_bytes`` and
 ``time_s`` are per occurrence and per device; ``total_time_s`` = ``count`` x ``time_s``.
+``expected_low`` and ``expected_high`` sit beside ``expected`` with its prefill, decode and generation figures (the
+uncertainty band, band.py: smallest and largest value over the vendor's engine profiles and the measured / default
+ceilings fractions); ``expected_band`` says what the band spans.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from .band import expected_band
 from .context_sums import decode_context_range
 from .engines import DEFAULT_ENGINE, engine_profile, weight_format_family
 from .estimate import ESTIMATES, expected_assumptions, scenario_ceilings, time_op
 from .gap import decode_gap
-from .inference import Estimate, compute_bound_batch, estimate, mean_decode_context
+from .inference import Estimate, compute_bound_batch, estimate, generation_ops, mean_decode_context
 from .memory import memory_footprint
 from .ops import build_ops
 from .scenario import Scenario
@@ -231,8 +235,18 @@ def scenario_report(scenario: Scenario, *, include_ops: bool = True) -> dict[str
         "assumptions": expected_assumption_rows(scenario),
         "warnings": warnings_for(scenario),
     }
+    ops = generation_ops(scenario)
     for name in ESTIMATES:
-        report[name] = _estimate_dict(estimate(scenario, name), b.batch_size, b.prompt_tokens)
+        report[name] = _estimate_dict(estimate(scenario, name, ops), b.batch_size, b.prompt_tokens)
+    band = expected_band(scenario, ops)
+    report["expected_low"], report["expected_high"] = band.low, band.high
+    report["expected_band"] = {
+        "engines": list(band.engines), "mem_bw_fractions": list(band.mem_bw_fractions),
+        "matmul_fractions": list(band.matmul_fractions),
+        "construction": "smallest and largest expected over these engine profiles (the scenario's and every one "
+                        "for the device's vendor) crossed with the bandwidth and matmul fractions (measured, and the "
+                        "ends of the default ranges): low is the smaller number (for a time, the faster case)",
+    }
     if include_ops:
         report["ops"] = _ops(scenario)
     return report

@@ -11,6 +11,10 @@ Metric -> prediction (``measured-dev.md``, "Metric vocabulary"):
 - ``e2e_s``: prefill + sum of decode steps.
 The bound holds when it is at least as fast as the measurement (rates >=, times <=).
 
+Uncertainty band (:func:`with_band`, band.py): each row's ``expected`` recomputed over the engine profiles for its
+device's vendor and the measured / default bandwidth and matmul fractions; ``in_band`` says whether the measurement
+falls between the lowest and highest of those predictions, and :class:`Summary` gives the share that does.
+
 Honesty checks (:func:`leave_one_family_out`, :func:`memory_flags`): the engine factors fitted on the development
 set are refitted without each source family and that family is scored with the refit; rows whose configuration does
 not fit in memory as stated are flagged with the reason.
@@ -25,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .band import band_scenarios, metric_band
 from .context_sums import context_pieces, context_sums
 from .dtypes import WEIGHT_BITS_PER_ELEMENT
 from .engines import (
@@ -94,6 +99,16 @@ class RowResult:
     measured: float
     expected: float
     bound: float
+    # the uncertainty band of ``expected`` for this row's metric (band.py); None: not computed
+    expected_low: float | None = None
+    expected_high: float | None = None
+
+    @property
+    def in_band(self) -> bool | None:
+        """Whether the measurement lies in [expected_low, expected_high]; None without a band."""
+        if self.expected_low is None or self.expected_high is None:
+            return None
+        return self.expected_low <= self.measured <= self.expected_high
 
     @property
     def expected_error(self) -> float:
@@ -111,6 +126,26 @@ def evaluate(row_id: str, scenario: Scenario, metric: str, measured: float) -> R
     return RowResult(id=row_id, metric=metric, measured=measured,
                      expected=predict(scenario, estimate(scenario, "expected"), metric),
                      bound=predict(scenario, estimate(scenario, "bound"), metric))
+
+
+def with_band(result: RowResult, scenario: Scenario) -> RowResult:
+    """``result`` with the band of its static metric (:func:`band.metric_band` over :func:`predict`)."""
+    low, high = metric_band(scenario, lambda s, e: predict(s, e, result.metric))
+    return dataclasses.replace(result, expected_low=low, expected_high=high)
+
+
+def with_serving_band(result: RowResult, scenario: Scenario, concurrency: int, rate_per_s: float | None
+                      ) -> RowResult:
+    """``result`` with the band of its serving metric: :func:`predict_serving` under every band scenario (a variant
+    whose point does not fit, so whose figure is infinite, is left out of the band; none finite: no band)."""
+    values = []
+    for s in band_scenarios(scenario):
+        value, fits = predict_serving(s, result.metric, concurrency, rate_per_s)
+        if fits:
+            values.append(value)
+    if not values:
+        return result
+    return dataclasses.replace(result, expected_low=min(values), expected_high=max(values))
 
 
 def predict_serving(scenario: Scenario, metric: str, concurrency: int, rate_per_s: float | None,
@@ -148,17 +183,21 @@ class Summary:
     median_abs_error: float
     p80_abs_error: float
     bound_held_share: float
+    # share of the rows with a band whose measurement falls inside it; None: no row has a band
+    band_coverage: float | None = None
 
     def as_dict(self) -> dict:
         return {"rows": self.rows, "median_abs_error": self.median_abs_error, "p80_abs_error": self.p80_abs_error,
-                "bound_held_share": self.bound_held_share}
+                "bound_held_share": self.bound_held_share, "band_coverage": self.band_coverage}
 
 
 def summarize(results: list[RowResult]) -> Summary:
     errors = np.abs([r.expected_error for r in results])
+    banded = [r.in_band for r in results if r.in_band is not None]
     return Summary(rows=len(results), median_abs_error=float(np.median(errors)),
                    p80_abs_error=float(np.percentile(errors, 80)),
-                   bound_held_share=float(np.mean([r.bound_held for r in results])))
+                   bound_held_share=float(np.mean([r.bound_held for r in results])),
+                   band_coverage=float(np.mean(banded)) if banded else None)
 
 
 # --- leave-one-family-out -------------------------------------------------------------------------------------

@@ -170,6 +170,31 @@ def test_serving_metric_without_concurrency_is_skipped(tmp_path, capsys):
     assert "metric" in reasons["A-2"] and "concurrency" in reasons["A-3"]
 
 
+# Band coverage (models/band.py): the share of rows whose measurement lies in [expected_low, expected_high], as
+# measured when written, minus a margin of 0.01 (about one row in a hundred). Regression guards, not targets.
+BAND_GUARD = {"measured-dev-validation": 0.928, "measured-heldout": 0.527}
+SERVING_BAND_GUARD = 0.321
+BAND_MARGIN = 0.01
+
+
+@pytest.mark.parametrize("name", list(BAND_GUARD))
+def test_band_coverage_does_not_get_worse(name, capsys):
+    out = _validate_json(DATA / f"{name}.csv", capsys=capsys)
+    assert out["summary"]["band_coverage"] >= BAND_GUARD[name] - BAND_MARGIN
+    rows = out["rows"]
+    # the share is the rows' own in_band flags, and every flag matches its row's low and high
+    assert out["summary"]["band_coverage"] == pytest.approx(sum(r["in_band"] for r in rows) / len(rows))
+    for r in rows:
+        assert r["expected_low"] <= r["expected"] * (1 + 1e-9) and r["expected"] <= r["expected_high"] * (1 + 1e-9)
+        assert r["in_band"] == (r["expected_low"] <= r["measured"] <= r["expected_high"])
+    assert all(f["band_coverage"] is not None for f in out["by_family"].values())
+
+
+def test_serving_band_coverage_does_not_get_worse(capsys):
+    out = _validate_json(DATA / "measured-serving.csv", capsys=capsys)["serving"]
+    assert out["summary"]["band_coverage"] >= SERVING_BAND_GUARD - BAND_MARGIN
+
+
 def test_holdout_text_prints_in_sample_and_held_out_per_family(capsys):
     assert main(["validate", str(DEV), "--holdout", "family"]) == 0
     text = capsys.readouterr().out

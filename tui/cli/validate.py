@@ -6,6 +6,9 @@ one engine instead). Rows whose configuration does not fit in device memory as s
 a ``concurrency``) are scored by the continuous-batching model (models/serving.py) at their concurrency or rate
 and reported apart (``serving`` in JSON). ``--holdout family`` adds leave-one-family-out scores
 (:func:`models.validation.leave_one_family_out`): in-sample and held-out error per source family and overall.
+Every scored row carries the uncertainty band of ``expected`` (models/band.py: the engine profiles for its device's
+vendor crossed with measured and default bandwidth and matmul fractions); the summaries give the share of rows whose
+measurement falls inside it (``band_coverage``), per family, per metric and overall.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from roofline.models.validation import (
     leave_one_family_out,
     memory_flags,
     summarize,
+    with_band,
+    with_serving_band,
 )
 from roofline.presets.measurements import MeasurementRow, read_measurements
 from roofline.tui.inputs.limits import check_number
@@ -66,6 +71,7 @@ def score(rows: list[MeasurementRow], *, engine: str | None = None, holdout: str
     report = leave_one_family_out([c for _, c in kept]) if holdout == "family" and kept else None
     results = (report.in_sample if report is not None
                else [evaluate(c.id, c.scenario, c.metric, c.measured) for _, c in kept])
+    results = [with_band(r, c.scenario) for r, (_, c) in zip(results, kept, strict=True)]
     serving_scored, serving_flagged = score_serving(serving, engine=engine)
     return Scored(rows=[r for r, _ in kept], results=results, flagged=flagged, serving=serving, holdout=report,
                   serving_scored=serving_scored, serving_flagged=serving_flagged)
@@ -81,7 +87,7 @@ def score_serving(rows: list[MeasurementRow], *, engine: str | None = None
         result, fits = evaluate_serving(row.id, scenario, row.metric, row.value, row.concurrency or 1,
                                         row.rate_per_s)
         if fits:
-            scored.append((row, result))
+            scored.append((row, with_serving_band(result, scenario, row.concurrency or 1, row.rate_per_s)))
         else:
             what = f"rate {row.rate_per_s:g}/s" if row.rate_per_s is not None else f"concurrency {row.concurrency}"
             flagged.append((row, f"{what} does not fit one replica's KV blocks or capacity in the serving model"))
@@ -117,8 +123,22 @@ def _holdout_dict(h: HoldoutReport) -> dict[str, Any]:
 
 
 def _line(label: str, s: Summary) -> str:
+    band = "" if s.band_coverage is None else f"  in band {100 * s.band_coverage:5.1f}%"
     return (f"{label:32} rows {s.rows:3}  median |error| {100 * s.median_abs_error:5.1f}%  "
-            f"p80 {100 * s.p80_abs_error:5.1f}%  bound held {100 * s.bound_held_share:5.1f}%")
+            f"p80 {100 * s.p80_abs_error:5.1f}%  bound held {100 * s.bound_held_share:5.1f}%{band}")
+
+
+def _row_json(r: RowResult) -> dict[str, Any]:
+    return {"measured": r.measured, "expected": r.expected, "expected_low": r.expected_low,
+            "expected_high": r.expected_high, "in_band": r.in_band, "bound": r.bound,
+            "expected_error": r.expected_error, "bound_held": r.bound_held}
+
+
+def _row_text(r: RowResult) -> str:
+    band = "-" if r.expected_low is None else f"{r.expected_low:.4g}..{r.expected_high:.4g}"
+    return (f"{r.id:8} {r.metric:30} {r.measured:10.4g} {r.expected:10.4g} {band:>21} {r.bound:10.4g} "
+            f"{100 * r.expected_error:+6.1f}%  {'yes' if r.bound_held else 'NO':4}  "
+            f"{'-' if r.in_band is None else 'yes' if r.in_band else 'no'}")
 
 
 def _holdout_lines(h: HoldoutReport) -> list[str]:
@@ -160,16 +180,14 @@ def run_validate(args: Namespace) -> int:
             "by_family": {k: summarize(v).as_dict() for k, v in sorted(by_family.items())},
             "by_metric": {k: summarize(v).as_dict() for k, v in sorted(by_metric.items())},
             "rows": [{"id": r.id, "family": row.family, "engine": engine or row.scenario.engine, "metric": r.metric,
-                      "measured": r.measured, "expected": r.expected, "bound": r.bound,
-                      "expected_error": r.expected_error, "bound_held": r.bound_held}
+                      **_row_json(r)}
                      for row, r in zip(s.rows, s.results, strict=True)],
             "skipped": [{"id": k.id, "line": k.line, "reason": k.reason} for k in skipped],
             "memory_flagged": [{"id": row.id, "reason": reason} for row, reason in s.flagged],
             "serving": {**_serving_summary(s.serving_scored),
                         "rows": [{"id": r.id, "family": row.family, "engine": engine or row.scenario.engine,
                                   "metric": r.metric, "concurrency": row.concurrency, "rate": row.rate_per_s,
-                                  "measured": r.measured, "expected": r.expected, "bound": r.bound,
-                                  "expected_error": r.expected_error, "bound_held": r.bound_held}
+                                  **_row_json(r)}
                                  for row, r in s.serving_scored]},
             "serving_not_scored": [{"id": row.id, "concurrency": row.concurrency, "reason": reason}
                                    for row, reason in s.serving_flagged],
@@ -179,10 +197,11 @@ def run_validate(args: Namespace) -> int:
             out["holdout"] = _holdout_dict(s.holdout)
         print(json.dumps(out, indent=2))
         return 0
-    print(f"{'id':8} {'metric':30} {'measured':>10} {'expected':>10} {'bound':>10} {'error':>7}  bound held")
+    header = (f"{'id':8} {'metric':30} {'measured':>10} {'expected':>10} {'expected band':>21} {'bound':>10} "
+              f"{'error':>7}  bound held, in band")
+    print(header)
     for r in s.results:
-        print(f"{r.id:8} {r.metric:30} {r.measured:10.4g} {r.expected:10.4g} {r.bound:10.4g} "
-              f"{100 * r.expected_error:+6.1f}%  {'yes' if r.bound_held else 'NO'}")
+        print(_row_text(r))
     print()
     if summary is not None:
         print(_line("all", summary))
@@ -199,8 +218,7 @@ def run_validate(args: Namespace) -> int:
         print()
         print("serving rows (continuous batching, models/serving.py, at each row's concurrency or rate):")
         for _row, r in s.serving_scored:
-            print(f"{r.id:8} {r.metric:30} {r.measured:10.4g} {r.expected:10.4g} {r.bound:10.4g} "
-                  f"{100 * r.expected_error:+6.1f}%  {'yes' if r.bound_held else 'NO'}")
+            print(_row_text(r))
         scored = [r for _, r in s.serving_scored]
         print(_line("serving all", summarize(scored)))
         for key in ("family", "metric"):

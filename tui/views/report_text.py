@@ -21,6 +21,36 @@ _ROWS = (
 )
 
 
+# rows with an uncertainty band (report["expected_low"/"expected_high"], models/band.py): label -> (phase, key, format)
+_BANDED = {
+    "time to first token": ("prefill", "ttft_s", duration),
+    "prefill tokens/s": ("prefill", "tokens_per_s", rate),
+    "decode step (mean)": ("decode", "step_time_s", duration),
+    "decode tokens/s per sequence": ("decode", "tokens_per_s_per_seq", rate),
+    "decode tokens/s aggregate": ("decode", "tokens_per_s", rate),
+    "generation time": ("generation", "time_s", duration),
+    "output tokens/s": ("generation", "output_tokens_per_s", rate),
+}
+
+
+def band_range(r: dict[str, Any], label: str) -> str:
+    """``expected``'s low-high range for a row of the table; "-" for a row without one (or an older report)."""
+    if label not in _BANDED or "expected_low" not in r:
+        return "-"
+    phase, key, fmt = _BANDED[label]
+    return f"{fmt(r['expected_low'][phase][key])} - {fmt(r['expected_high'][phase][key])}"
+
+
+def band_note(r: dict[str, Any]) -> str:
+    """One line saying what the expected range spans."""
+    band = r.get("expected_band")
+    if not band:
+        return ""
+    return (f"expected range: lowest to highest expected over the engines {', '.join(band['engines'])} and "
+            f"bandwidth fractions {', '.join(f'{f:.3g}' for f in band['mem_bw_fractions'])}, matmul fractions "
+            f"{', '.join(f'{f:.3g}' for f in band['matmul_fractions'])} (models/band.py)")
+
+
 def _summary_lines(r: dict[str, Any]) -> list[str]:
     hw, m, b, p = r["hardware"], r["model"], r["batching"], r["precisions"]
     crossover = r["compute_bound_batch"]
@@ -84,9 +114,11 @@ _OP_HEADER = ["phase", "op", "count", "FLOPs each", "bytes each", "FLOP/B", "lim
 def render_text(r: dict[str, Any], *, show_ops: bool = True) -> str:
     lines = _summary_lines(r) + _memory_lines(r) + [f"warning: {w}" for w in r["warnings"]] + [""]
     width = max(len(label) for label, _ in _ROWS)
-    lines.append(f"{'':{width}}  {'bound (spec)':>18}  {'expected':>18}")
+    lines.append(f"{'':{width}}  {'bound (spec)':>18}  {'expected':>18}  {'expected range':>25}")
     for label, fmt in _ROWS:
-        lines.append(f"{label:{width}}  {fmt(r['bound']):>18}  {fmt(r['expected']):>18}")
+        lines.append(f"{label:{width}}  {fmt(r['bound']):>18}  {fmt(r['expected']):>18}  {band_range(r, label):>25}")
+    if band_note(r):
+        lines.append(band_note(r))
     lines += ["", *gap_lines(r["decode_gap"])]
     lines += ["", *assumption_lines(r.get("assumptions", []))]
     if show_ops and r.get("ops"):
@@ -133,8 +165,11 @@ def render_markdown(r: dict[str, Any]) -> str:
     lines = [f"## {_summary_lines(r)[0]}", ""]
     lines += [f"- {line}" for line in _summary_lines(r)[1:] + _memory_lines(r)]
     lines += [f"- warning: {w}" for w in r["warnings"]]
-    lines += ["", "| | bound (spec) | expected |", "| --- | ---: | ---: |"]
-    lines += [f"| {label} | {fmt(r['bound'])} | {fmt(r['expected'])} |" for label, fmt in _ROWS]
+    lines += ["", "| | bound (spec) | expected | expected range |", "| --- | ---: | ---: | ---: |"]
+    lines += [f"| {label} | {fmt(r['bound'])} | {fmt(r['expected'])} | {band_range(r, label)} |"
+              for label, fmt in _ROWS]
+    if band_note(r):
+        lines += ["", band_note(r)]
     lines += ["", "```", *gap_lines(r["decode_gap"]), "```"]
     if r.get("assumptions"):
         lines += ["", "| assumption of expected | value | source |", "| --- | ---: | --- |"]
