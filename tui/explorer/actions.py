@@ -50,6 +50,8 @@ ACTIONS: tuple[Action, ...] = (
            help="show or hide the inputs (below 100 columns inputs and results take turns)"),
     Action(id="compare.remove", keys="x", action="compare_remove", footer="remove", shown_keys="x", show=False,
            help="remove the highlighted device from Compare"),
+    Action(id="compare.sort", keys="s", action="compare_sort", footer="sort", shown_keys="s", show=False,
+           help="sort Compare by the next column (a click on a header sorts by it; again to reverse)"),
     Action(id="gap.explain", keys="g", action="explain_gap", footer="gap", shown_keys="g",
            help="explain the gap between bound and expected, term by term"),
     Action(id="live.toggle", keys="l", action="toggle_live", footer="live", shown_keys="l",

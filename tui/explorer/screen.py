@@ -50,7 +50,7 @@ LAZY_VIEWS = frozenset({"ops", "compare", "history", "serving"})
 _PRIORITY_ACTIONS = frozenset({"scale_batch", "scale_prompt"})
 # keys that type text while a field has focus: shown dimmed in the footer then (escape leaves the field)
 _TYPED_IN_FIELDS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_ceilings", "toggle_inputs",
-                              "compare_remove", "explain_gap", "show_view", "toggle_live"})
+                              "compare_remove", "compare_sort", "explain_gap", "show_view", "toggle_live"})
 
 
 class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters, ViewDrawing, explorer_screen_base()):
@@ -109,6 +109,7 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
                         yield WrappedText("select an op to see its formulas", id="op-formula")
                     with TabPane("6 Compare", id="compare"), Lazy(ViewBody("compare")):
                         yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+                        yield Static(id="compare-caption", markup=False)  # the sort, and what $/Mtok counts
                     with TabPane("7 History", id="history"), Lazy(ViewBody("history")):
                         with Horizontal(id="history-controls"):
                             yield Select([(name, m) for m, name in METRIC_LABELS.items()], value="bf16",
@@ -152,9 +153,6 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
         """A lazily mounted view is in the DOM: set it up, and draw it if it is already showing."""
         view = event.view
         self._ready_views.add(view)
-        if view == "compare":
-            self._w("#compare-table", DataTable).add_columns(
-                "device", "tok/s/seq", "tok/s total", "TTFT", "idle %", "fits", "max batch", "$/Mtok")
         if self._w("#views", TabbedContent).active == view:
             self.draw_view(view)
 

@@ -7,12 +7,9 @@ slides, the handout and the report.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from rich.text import Text
 from textual.widgets import DataTable, Select, Static, TabbedContent
 
-from roofline.models.errors import ModelInputError
 from roofline.models.history import METRIC_LABELS
 from roofline.tui.explorer.charts import (
     BatchSweepChart,
@@ -25,12 +22,15 @@ from roofline.tui.explorer.charts import (
 from roofline.tui.explorer.headline import Headline, Verdict, WrappedText
 from roofline.tui.explorer.ops_table import OpsTable
 from roofline.tui.explorer.quiet_update import set_text
-from roofline.tui.inputs.form import FormError, build_scenario
 from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for, live_points_log10
+from roofline.tui.views.compare_data import COLUMN_KEYS as COMPARE_KEYS
+from roofline.tui.views.compare_data import COLUMNS as COMPARE_COLUMNS
+from roofline.tui.views.compare_data import PRICE_CAPTION, compare_rows, number_in, sorted_by
 from roofline.tui.views.explain import explain_op
 from roofline.tui.views.formatting import duration, flop_per_byte, gib, si
 from roofline.tui.views.history_charts import callout_lines
-from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.views.results import ExplorerResults
+from roofline.tui.views.serving_data import COMPARE_COLUMNS as SERVING_COMPARE_COLUMNS
 from roofline.tui.views.summary import context_warning, scenario_summary
 
 # FLOPs and bytes are per occurrence (one op, one device); time is the total over the op's count
@@ -198,38 +198,89 @@ class ViewDrawing:
         c = self.results.chosen_ceilings(self.achievable)
         self._w("#op-formula", WrappedText).show(explain_op(rows[row], c, self.results.scenario.parallelism.pp))
 
+    compare_sort: tuple[str, bool] | None = None  # (column key, largest first); None: the compare list's order
+
+    def _compare_columns(self) -> list[tuple[str, str]]:
+        """(key, label) of Compare's columns: the static ones, then the serving ones in serving mode."""
+        static = [(c.key, c.label) for c in COMPARE_COLUMNS]
+        serving = [(f"serving {label}", label) for label in SERVING_COMPARE_COLUMNS] if self.form.serving else []
+        return static + serving
+
     def _draw_compare(self, r: ExplorerResults) -> None:
-        """The workload on each device: no throughput or price where it does not fit; each device's own price
-        ($/Mtok = the devices' price per hour / output tokens per hour of this generation, x 1e6)."""
+        """The workload on each device (tui/views/compare_data.py): no throughput or price where it does not fit,
+        the smallest TP that would fit instead; each device's own price; sorted on the chosen column."""
         table = self._w("#compare-table", DataTable)
-        table.clear()
-        self.serving_compare_columns(table)  # serving mode: users/device, devices for the rate, $ and J per Mtok
-        ids = list(dict.fromkeys([r.scenario.hardware.id, *self.compare_ids]))
-        for hw_id in ids:
-            try:
-                s = build_scenario(replace(self.form, hardware_id=hw_id), self.catalog)
-                other = compute_results(s, self.shown_context)
-            except (FormError, ModelInputError) as err:
-                table.add_row(Text(hw_id), "-", "-", "-", "-", Text(f"n/a: {err}"), "-", "-",
-                              *self.serving_compare_cells(), key=hw_id)
-                continue
-            e = other.chosen(self.achievable)
-            price = (self.form.price_per_device_hour if hw_id == r.scenario.hardware.id else None) or getattr(
-                s.hardware, "price_usd_per_hour", None)
-            marker = "> " if hw_id == r.scenario.hardware.id else "  "
-            if not other.memory.fits:
-                table.add_row(Text(marker + s.hardware.name), "-", "-", "-", "-", "NO: does not fit",
-                              f"{other.memory.max_batch:,}", "-",
-                              *self.serving_compare_cells(s, current=marker == "> "), key=hw_id)
-                continue
-            cost = "-"
-            if price:
-                dollars_per_s = price * s.parallelism.devices / 3600
-                cost = f"{dollars_per_s / e.output_tokens_per_s * 1e6:,.2f}"
-            table.add_row(Text(marker + s.hardware.name), f"{e.decode.tokens_per_s_per_seq:,.1f}",
-                          f"{e.decode.tokens_per_s:,.0f}", duration(e.ttft_s), f"{e.decode.phase.idle_core_pct:.1f}",
-                          "yes", f"{other.memory.max_batch:,}", cost,
-                          *self.serving_compare_cells(s, current=marker == "> "), key=hw_id)
+        columns = self._compare_columns()
+        sort_key, descending = self.compare_sort or (None, False)
+        arrow = {True: " v", False: " ^"}
+        labels = [(key, label + (arrow[descending] if key == sort_key else "")) for key, label in columns]
+        shown = [(str(key.value), str(col.label)) for key, col in table.columns.items()]
+        cursor_key = None
+        if table.row_count:
+            cursor_key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        if shown != labels:
+            table.clear(columns=True)
+            for key, label in labels:
+                table.add_column(label, key=key)
+        else:
+            table.clear()
+        rows = compare_rows(r, self.catalog.hardware, self.compare_ids, achievable=self.achievable,
+                            price_usd_per_hour=self.form.price_per_device_hour)
+        lines = []
+        for row in rows:
+            serving = (self.serving_compare_cells(row.scenario, current=row.current) if row.scenario is not None
+                       else self.serving_compare_cells())
+            lines.append((row, row.cells() + tuple(serving)))
+        if sort_key in COMPARE_KEYS:
+            lines = sorted_by(lines, sort_key, lambda line: line[0].sort_value(sort_key), descending=descending)
+        elif sort_key is not None and sort_key in dict(columns):
+            index = [key for key, _ in columns].index(sort_key)
+            lines = sorted_by(lines, sort_key, lambda line: number_in(line[1][index]), descending=descending)
+        for row, cells in lines:
+            name, tp, *numbers = cells
+            fits = numbers[4]
+            numbers[4] = Text(fits, style="" if row.fits else "bold")
+            table.add_row(Text(name), tp, *numbers, key=row.hardware_id)
+        if cursor_key is not None and cursor_key in table.rows:
+            table.move_cursor(row=table.get_row_index(cursor_key), animate=False)
+        if sort_key is None:
+            order = "in the compare list's order"
+        else:
+            way = "largest" if descending else "smallest"
+            order = f"sorted by {dict(columns).get(sort_key, sort_key)} ({way} first)"
+        set_text(self._w("#compare-caption", Static),
+                 f"{order} (s: next column; click a header: by it, again: reverse; x: remove a device)\n"
+                 f"{PRICE_CAPTION}")
+
+    def action_compare_sort(self) -> None:
+        """Sort Compare by the next column (after the last, back to the compare list's order)."""
+        if self._w("#views", TabbedContent).active != "compare" or "compare" not in self._ready_views:
+            return
+        keys = [key for key, _ in self._compare_columns()]
+        current = self.compare_sort[0] if self.compare_sort else None
+        following = keys[0] if current not in keys else (keys[keys.index(current) + 1]
+                                                          if keys.index(current) + 1 < len(keys) else None)
+        self._sort_compare(following)
+
+    def _sort_compare(self, key: str | None, descending: bool | None = None) -> None:
+        if key is None:
+            self.compare_sort = None
+        else:
+            first = next((c.descending for c in COMPARE_COLUMNS if c.key == key), key != "device")
+            self.compare_sort = (key, first if descending is None else descending)
+        if self.results is not None:
+            self._draw_compare(self.results)
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        """A click on a Compare header sorts by that column; a second click on it reverses the order."""
+        if event.data_table.id != "compare-table":
+            return
+        event.stop()
+        key = str(event.column_key.value)
+        if self.compare_sort is not None and self.compare_sort[0] == key:
+            self._sort_compare(key, not self.compare_sort[1])
+        else:
+            self._sort_compare(key)
 
     def action_explain_gap(self) -> None:
         from roofline.models.report import decode_gap_dict, expected_assumption_rows
