@@ -10,7 +10,7 @@ from roofline.presets.loader import PresetCatalog
 from roofline.tui.views.chart_series import roofline_points
 from roofline.tui.views.formatting import duration
 from roofline.tui.views.history_charts import HistoryData, history_data
-from roofline.tui.views.results import ExplorerResults, compute_results
+from roofline.tui.views.results import ExplorerResults
 
 CHART_VIEWS = ("roofline", "batch", "context", "memory")
 GIB = 1024**3
@@ -79,23 +79,14 @@ def ops_table_lines(r: ExplorerResults, top: int = 10) -> list[str]:
     return lines
 
 
-def compare_lines(catalog: PresetCatalog, r: ExplorerResults, hardware_ids: list[str]) -> list[str]:
-    """The slide's workload on other devices, as plain text."""
-    from roofline.models.errors import ModelInputError
-    from roofline.models.scenario import Scenario
+def compare_lines(catalog: PresetCatalog, r: ExplorerResults, hardware_ids: list[str],
+                  achievable: bool = False) -> list[str]:
+    """The slide's workload on other devices, as plain text: the Compare view's rows (tui/views/compare_data.py),
+    with no throughput where it does not fit and the smallest TP that would."""
+    from roofline.tui.views.compare_data import compare_rows
 
-    lines = [f"{'device':34} {'tok/s/seq':>10} {'tok/s total':>12} {'TTFT':>10} {'fits':>5}"]
-    for hw_id in dict.fromkeys([r.scenario.hardware.id, *hardware_ids]):
-        hw = catalog.hardware.get(hw_id)
-        if hw is None:
-            continue
-        try:
-            other = compute_results(Scenario(hardware=hw, model=r.scenario.model, precisions=r.scenario.precisions,
-                                             batching=r.scenario.batching, parallelism=r.scenario.parallelism))
-        except ModelInputError as err:
-            lines.append(f"{hw.name[:34]:34} n/a: {err}")
-            continue
-        e = other.bound
-        lines.append(f"{hw.name[:34]:34} {e.decode.tokens_per_s_per_seq:10,.1f} {e.decode.tokens_per_s:12,.0f} "
-                     f"{duration(e.ttft_s):>10} {'yes' if other.memory.fits else 'NO':>5}")
+    lines = [f"{'device':24} {'TP':>3} {'tok/s/seq':>10} {'tok/s total':>12} {'TTFT':>10} {'HBM TB/s':>9}  fits"]
+    for row in compare_rows(r, catalog.hardware, hardware_ids, achievable=achievable):
+        name, tp, per_seq, total, ttft, _idle, fits, *_rest, bandwidth, _capacity, _ridge = row.cells()
+        lines.append(f"{name.strip()[:24]:24} {tp:>3} {per_seq:>10} {total:>12} {ttft:>10} {bandwidth:>9}  {fits}")
     return lines

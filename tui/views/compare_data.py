@@ -49,8 +49,9 @@ COLUMNS: tuple[CompareColumn, ...] = (
 )
 COLUMN_KEYS = tuple(c.key for c in COLUMNS)
 
-PRICE_CAPTION = ("$/Mtok = $/device-hour x devices / output tokens per hour, static batch with its prefill, x 1e6 "
-                 "(preset prices; the field's for this device)")
+# what $/Mtok counts, in one line under the table
+PRICE_CAPTION = ("$/Mtok = $/device-hour (preset, or the field's for this device) x devices / output tok/h of the "
+                 "static batch x 1e6")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
