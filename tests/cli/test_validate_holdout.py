@@ -24,12 +24,14 @@ HEADER = "id,hardware,tp,pp,model,weights,kv,batch,prompt,output,metric,value,en
 # Regression guards (not tuning targets): the figures measured when these tests were written (the assert adds 0.005).
 # measured-heldout with the rows' engines was (0.633, 0.808) under the Aug-2023 llama.cpp share (0.188); with the
 # current-build profiles (llamacpp from the CUDA scoreboard, llamacpp-metal for the Apple rows) it measures
-# (0.138, 0.359), and the guard moved down to that.
+# (0.138, 0.359), and the guard moved down to that. With the 96 TensorRT-LLM 0.9.0 perf-overview rows (family TP9,
+# 284 rows in all) it measures (0.1278, 0.3548) with the rows' engines and (0.1481, 0.4505) with generic for all; the
+# guards below are those figures rounded up to the next 0.001, and the assert adds MARGIN (0.005) on top.
 # (file, --engine or None for the rows' own engines) -> held-out (median, p80) |error| under leave-one-family-out
 HELD_OUT_GUARD = {
     ("measured-dev-validation", None): (0.100, 0.220),
-    ("measured-heldout", None): (0.138, 0.359),
-    ("measured-heldout", "generic"): (0.186, 0.492),
+    ("measured-heldout", None): (0.128, 0.355),
+    ("measured-heldout", "generic"): (0.149, 0.451),
 }
 MARGIN = 0.005
 
@@ -38,7 +40,16 @@ MARGIN = 0.005
 # accumulate, twice the FP32-accumulate rate the rtx-3090/4090 presets give as their fp16 peak; the presets' notes
 # name the FP16-accumulate figures), and llama.cpp pipelines micro-batches over the layer-split GPUs where the model
 # runs the stages one after another.
-BOUND_BEATEN = {"XD-024", "XD-036", "XD-055", "XD-056", "XD-063", "XD-064"}
+# TP9-060 (TensorRT-LLM 0.9.0, A100 FP16, Mixtral 8x7B, batch 32, TP 2, 2048/2048): 801 output tok/s per GPU means
+# 1,602 tok/s on two GPUs, a decode step of about 20 ms, while each step must read about 47 GB of expert weights (all
+# 8 experts are touched at batch 32) plus about 6 GB of KV cache per GPU: about 2.6 TB/s against the A100's spec
+# 2.039 TB/s. The page's figure is not reachable as stated (its TP or batch is likely misprinted; H100's same row,
+# 1,317, is consistent).
+BOUND_BEATEN = {"XD-024", "XD-036", "XD-055", "XD-056", "XD-063", "XD-064", "TP9-060"}
+BOUND_REASONS = {**{i: "llama.cpp F16 prefill over layer-split GeForce cards: FP16-accumulate cuBLAS and overlapped "
+                       "micro-batches beat the FP32-accumulate peak and the serial pipeline" for i in BOUND_BEATEN
+                    if i.startswith("XD")},
+                 "TP9-060": "implies 2.6 TB/s per A100 (spec 2.039): the table's TP or batch is likely misprinted"}
 
 
 def _validate_json(path: Path, *extra: str, capsys) -> dict:
@@ -62,9 +73,10 @@ def test_held_out_figures_do_not_get_worse(name, engine, capsys):
 def test_bound_holds_on_97_percent_of_both_files_and_every_miss_is_explained(capsys):
     rows = _validate_json(DEV, capsys=capsys)["rows"] + _validate_json(HELDOUT, capsys=capsys)["rows"]
     missed = {r["id"] for r in rows if not r["bound_held"]}
-    assert len(rows) == 83 + 188
+    assert len(rows) == 83 + 284
     assert 1 - len(missed) / len(rows) >= 0.97
     assert missed == BOUND_BEATEN
+    assert set(BOUND_REASONS) == BOUND_BEATEN and all(BOUND_REASONS.values())
 
 
 def test_heldout_rows_keep_their_engine_and_family(capsys):
@@ -74,7 +86,8 @@ def test_heldout_rows_keep_their_engine_and_family(capsys):
     assert engines["XD-001"] == "llamacpp" and engines["MLC-001"] == "mlc"
     assert {engines[i] for i, r in zip(engines, out["rows"], strict=True) if i.startswith("XD")} == {
         "llamacpp", "llamacpp-metal"}
-    assert families["MLC-001"] == "MLC" and families["MX-001"] == "MX"
+    assert families["MLC-001"] == "MLC" and families["MX-001"] == "MX" and families["TP9-001"] == "TP9"
+    assert {engines[i] for i in engines if i.startswith("TP9")} == {"trtllm"}
     # MLX has no engine profile: scored with the default engine, and the output says so
     assert engines["MX-001"] == "generic"
     assert any("'mlx' has no profile" in note for note in out["engine_notes"])
@@ -172,7 +185,7 @@ def test_serving_metric_without_concurrency_is_skipped(tmp_path, capsys):
 
 # Band coverage (models/band.py): the share of rows whose measurement lies in [expected_low, expected_high], as
 # measured when written, minus a margin of 0.01 (about one row in a hundred). Regression guards, not targets.
-BAND_GUARD = {"measured-dev-validation": 0.928, "measured-heldout": 0.527}
+BAND_GUARD = {"measured-dev-validation": 0.928, "measured-heldout": 0.630}
 SERVING_BAND_GUARD = 0.321
 BAND_MARGIN = 0.01
 
