@@ -19,10 +19,51 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from roofline.models.context_sums import decode_context_range
+from roofline.models.estimate import Ceilings, time_op
+from roofline.models.inference import mean_decode_context
+from roofline.models.ops import Op
 from roofline.tui.perf.plain_box import PlainBoxLines
+from roofline.tui.views.formatting import duration, flop_per_byte, si
+from roofline.tui.views.results import ExplorerResults
 
 LEFT_ALIGNED_COLUMNS = 2  # phase, op name; numbers are right-aligned
 COLUMN_GAP = " "
+# time and share first after the name, so a narrow terminal cuts the per-op detail, not the answer; FLOPs and bytes
+# are per occurrence (one op, one device), time is the total over the op's n occurrences per pass
+OPS_HEADER = ("phase", "op", "time x n", "share", "n", "FLOP/B", "limit", "FLOPs/op", "weights/op", "act./op",
+              "KV rd/op", "KV wr/op")
+
+
+def ops_rows(r: ExplorerResults, ceilings: Ceilings) -> tuple[list[list[str]], list[str], list[Op]]:
+    """The table's rows (prefill ops, then decode ops at the shown context), their keys and ops, timed against
+    ``ceilings``; share is of the op's phase."""
+    rows: list[list[str]] = []
+    keys: list[str] = []
+    ops_in_order: list[Op] = []
+    for ops in (r.prefill_ops, r.decode_ops):
+        timed = [(op, time_op(op, ceilings)) for op in ops]
+        total = sum(op.count * float(t.time_s) for op, t in timed)
+        for op, t in timed:
+            ai = "-" if op.kind == "collective" else flop_per_byte(float(op.arithmetic_intensity_flops_per_byte))
+            time_s = op.count * float(t.time_s)
+            rows.append([op.phase, op.name, duration(time_s), f"{100 * time_s / total:.1f}%" if total else "-",
+                         str(op.count), ai, t.limited_by, si(float(op.flops), ""), si(float(op.weight_bytes), "B"),
+                         si(float(op.activation_bytes), "B"), si(float(op.kv_read_bytes), "B"),
+                         si(float(op.kv_write_bytes), "B")])
+            keys.append(f"{op.phase}/{op.name}")
+            ops_in_order.append(op)
+    return rows, keys, ops_in_order
+
+
+def ops_caption(r: ExplorerResults) -> str:
+    """What the table shows: which decode step (the TUI's shown context; ``roofline report`` lists the first step)
+    and which figures are per op."""
+    first, _ = decode_context_range(r.scenario)
+    shown = r.shown_context
+    which = "the mean" if shown == mean_decode_context(r.scenario) else "as set"
+    return (f"decode ops at context {shown:,.0f} ({which}; roofline report shows the first step, {first:,}); "
+            "FLOPs, bytes per op; time x n: all n")
 
 
 def format_rows(header: list[str], rows: list[list[str]]) -> list[str]:

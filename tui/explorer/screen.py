@@ -104,6 +104,7 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
                         yield MemoryChart(id="memory-chart")
                     # Views that start hidden are mounted just after the first frame (start-up time)
                     with TabPane("5 Ops", id="ops"), Lazy(ViewBody("ops")):
+                        yield Static(id="ops-caption", markup=False)  # which decode step, what is per op
                         yield OpsTable(id="ops-table")
                         # a few lines that change on every keystroke: drawn as the verdict is, not as a Static
                         yield WrappedText("select an op to see its formulas", id="op-formula")

@@ -20,7 +20,7 @@ from roofline.tui.explorer.charts import (
     RooflineChart,
 )
 from roofline.tui.explorer.headline import Headline, Verdict, WrappedText
-from roofline.tui.explorer.ops_table import OpsTable
+from roofline.tui.explorer.ops_table import OPS_HEADER, OpsTable, ops_caption, ops_rows
 from roofline.tui.explorer.quiet_update import set_text
 from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for, live_points_log10
 from roofline.tui.views.compare_data import COLUMN_KEYS as COMPARE_KEYS
@@ -33,9 +33,6 @@ from roofline.tui.views.results import ExplorerResults
 from roofline.tui.views.serving_data import COMPARE_COLUMNS as SERVING_COMPARE_COLUMNS
 from roofline.tui.views.summary import context_warning, scenario_summary
 
-# FLOPs and bytes are per occurrence (one op, one device); time is the total over the op's count
-OPS_HEADER = ("phase", "op", "count", "FLOPs/op", "weights/op", "act./op", "KV rd/op", "KV wr/op", "FLOP/B",
-              "limit", "time x count", "share")
 _CHARTS = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart, "memory": MemoryChart}
 
 
@@ -165,27 +162,11 @@ class ViewDrawing:
                      + (f"\n{past_context}" if past_context else ""))
 
     def _draw_ops(self, r: ExplorerResults) -> None:
-        """Fill the ops table (the cursor stays on the same op when it is still listed)."""
-        from roofline.models.estimate import time_op
-
-        c = r.chosen_ceilings(self.achievable)
-        rows: list[list[str]] = []
-        keys: list[str] = []
-        ops_in_order = []
-        for ops in (r.prefill_ops, r.decode_ops):
-            timed = [(op, time_op(op, c)) for op in ops]
-            total = sum(op.count * float(t.time_s) for op, t in timed)
-            for op, t in timed:
-                ai = "-" if op.kind == "collective" else f"{float(op.arithmetic_intensity_flops_per_byte):,.1f}"
-                rows.append([op.phase, op.name, str(op.count), si(float(op.flops), ""), si(float(op.weight_bytes), "B"),
-                             si(float(op.activation_bytes), "B"), si(float(op.kv_read_bytes), "B"),
-                             si(float(op.kv_write_bytes), "B"), ai, t.limited_by, duration(op.count * float(t.time_s)),
-                             f"{100 * op.count * float(t.time_s) / total:.1f}%"])
-                keys.append(f"{op.phase}/{op.name}")
-                ops_in_order.append(op)
-        self._op_rows = ops_in_order
+        """Fill the ops table (the cursor stays on the same op when it is still listed) and say what it shows."""
+        rows, keys, self._op_rows = ops_rows(r, r.chosen_ceilings(self.achievable))
         table = self._w("#ops-table", OpsTable)
         table.set_rows(list(OPS_HEADER), rows, keys)
+        set_text(self._w("#ops-caption", Static), ops_caption(r))
         self._show_formula(table.cursor_row)  # the highlighted row's formula, with this scenario's numbers
 
     def on_ops_table_row_highlighted(self, event: OpsTable.RowHighlighted) -> None:
