@@ -34,14 +34,15 @@ from typing import Any
 from .errors import PresetError, PresetFileError
 from .loader import builtin_presets_dir, read_toml_file
 from .safe_files import clip, clip_repr, read_text_capped
-from .scenario_file import SCENARIO_KEYS
+from .scenario_file import ScenarioKeys, expected_type
 from .toml_io import KeyLines, parse_toml
 
-VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history", "none")
+VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history", "serving", "none")
 NUMBERS = ("decode_tokens_per_s_per_seq", "decode_tokens_per_s", "idle_core_pct", "ttft_ms", "ridge_flops_per_byte",
            "memory_fit", "growth_compute_x", "growth_bandwidth_x", "mbu_pct", "max_batch",
            "decode_tokens_per_s_per_seq_expected", "ttft_ms_no_flash", "mem_bw_tb_per_s",
-           "weight_gemm_flops_per_byte", "attention_flops_per_byte")
+           "weight_gemm_flops_per_byte", "attention_flops_per_byte", "serving_tokens_per_s_per_user",
+           "serving_tokens_per_s_per_device", "serving_itl_ms", "serving_users_at_targets")
 MAX_LINES = 5
 MAX_NUMBERS = 4
 BUILTIN_DECK = "memory-wall"
@@ -77,18 +78,19 @@ def builtin_deck_path() -> Path:
     return builtin_presets_dir() / "decks" / f"{BUILTIN_DECK}.toml"
 
 
-def read_deck(path: Path) -> Deck:
+def read_deck(path: Path, *, keys: ScenarioKeys | None = None) -> Deck:
     """A deck, checked for shape, from TOML or (by its suffix) Markdown; errors name the slide, line and key."""
     if path.suffix.lower() in MARKDOWN_SUFFIXES:
-        return read_markdown_deck(path)
-    return read_toml_deck(path)
+        return read_markdown_deck(path, keys=keys)
+    return read_toml_deck(path, keys=keys)
 
 
 # ---- one slide's checks, whatever the file's form -----------------------------------------------------------
 Fail = Callable[[str, str], PresetFileError]  # (key, message) -> the error, placed at this slide's line of key
 
 
-def _slide(index: int, raw: dict[str, Any], scenario: dict[str, Any], fail: Fail) -> Slide:
+def _slide(index: int, raw: dict[str, Any], scenario: dict[str, Any], fail: Fail, keys: ScenarioKeys | None = None
+           ) -> Slide:
     """One slide from its raw table; ``scenario`` (the running scenario) takes this slide's changes."""
     unknown = set(raw) - SLIDE_KEYS
     if unknown:
@@ -119,7 +121,7 @@ def _slide(index: int, raw: dict[str, Any], scenario: dict[str, Any], fail: Fail
     if not isinstance(changes, dict):
         raise fail("scenario", "must be a table")
     for key, value in changes.items():
-        expected = SCENARIO_KEYS.get(key)
+        expected = expected_type(keys, key, value)
         if expected is None:
             raise fail(f"scenario.{key}", "unknown scenario key")
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
@@ -145,7 +147,7 @@ def _slide_spans(text: str) -> list[tuple[int, str]]:
             for start, end in zip(starts, [*starts[1:], len(lines)], strict=True)]
 
 
-def read_toml_deck(path: Path) -> Deck:
+def read_toml_deck(path: Path, *, keys: ScenarioKeys | None = None) -> Deck:
     data, text = read_toml_file(path, what="deck")
     whole = KeyLines(text)
     spans = _slide_spans(text)
@@ -172,7 +174,7 @@ def read_toml_deck(path: Path) -> Deck:
 
         if not isinstance(raw, dict):
             raise fail("slides", "must be a table")
-        slides.append(_slide(index, raw, scenario, fail))
+        slides.append(_slide(index, raw, scenario, fail, keys))
     return Deck(title=title, slides=tuple(slides), path=str(path))
 
 
@@ -213,7 +215,8 @@ def _split_slides(text: str) -> tuple[dict[str, tuple[str, int]], list[_Markdown
     return front, [s for s in slides if any(line.strip() for line in s.lines)]
 
 
-def _markdown_slide(path: Path, index: int, md: _MarkdownSlide, scenario: dict[str, Any]) -> Slide:
+def _markdown_slide(path: Path, index: int, md: _MarkdownSlide, scenario: dict[str, Any],
+                    keys: ScenarioKeys | None = None) -> Slide:
     raw: dict[str, Any] = {}
     key_lines: dict[str, int] = {}
     block: list[str] = []
@@ -281,10 +284,10 @@ def _markdown_slide(path: Path, index: int, md: _MarkdownSlide, scenario: dict[s
             line = block_line or md.first_line
         return _error(path, line, index, key, message)
 
-    return _slide(index, raw, scenario, fail)
+    return _slide(index, raw, scenario, fail, keys)
 
 
-def read_markdown_deck(path: Path) -> Deck:
+def read_markdown_deck(path: Path, *, keys: ScenarioKeys | None = None) -> Deck:
     text = read_text_capped(path, what="deck")
     front, parts = _split_slides(text)
     for key, (_, line) in front.items():
@@ -293,6 +296,6 @@ def read_markdown_deck(path: Path) -> Deck:
     if not parts:
         raise _error(path, None, None, "slides", "a deck needs at least one slide ('# title')")
     scenario: dict[str, Any] = {}
-    slides = [_markdown_slide(path, index, md, scenario) for index, md in enumerate(parts, start=1)]
+    slides = [_markdown_slide(path, index, md, scenario, keys) for index, md in enumerate(parts, start=1)]
     title = front.get("title", ("", 0))[0] or slides[0].title
     return Deck(title=title, slides=tuple(slides), path=str(path))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +22,20 @@ from .loader import MAX_KEY_WARNINGS, PresetError, PresetFileError, read_toml_fi
 from .safe_files import atomic_write_text, clip, clip_repr
 from .toml_io import KeyLines
 
-# key -> (python type, allowed range or choices)
-SCENARIO_KEYS: dict[str, type] = {
-    "hardware": str, "model": str, "weights": str, "activations": str, "kv": str,
-    "batch": int, "prompt_tokens": int, "output_tokens": int, "tp": int, "pp": int,
-    "flash_attention": bool, "kv_compression_ratio": float,
-    "mem_bw_override_gb_per_s": float, "peak_override_tflops": float, "capacity_override_gib": float,
-    "price_per_device_hour": float,
-}
+ScenarioKeys = Mapping[str, type]  # file key -> its TOML type: the caller's input registry (tui/inputs/registry.py)
+_SCALARS = (str, int, float, bool)
 
 
-def read_scenario(path: Path, warnings: list[PresetError] | None = None) -> dict[str, Any]:
+def expected_type(keys: ScenarioKeys | None, key: str, value: Any) -> type | None:
+    """The type a key must have: from ``keys`` (None when unknown), or with no ``keys`` any TOML scalar (its own
+    type): presets/ reads the file's shape; which keys exist is the input registry's, one layer up."""
+    if keys is not None:
+        return keys.get(key)
+    return type(value) if isinstance(value, _SCALARS) else str
+
+
+def read_scenario(path: Path, warnings: list[PresetError] | None = None, *, keys: ScenarioKeys | None = None
+                  ) -> dict[str, Any]:
     """The ``[scenario]`` table, type-checked; :class:`PresetFileError` says what and where.
 
     Unknown keys are ignored and reported in ``warnings`` when a list is given: the first
@@ -46,7 +50,7 @@ def read_scenario(path: Path, warnings: list[PresetError] | None = None) -> dict
     lines = KeyLines(text)  # one pass over the text, whatever the number of keys
     unknown: list[str] = []
     for key, value in table.items():
-        expected = SCENARIO_KEYS.get(key)
+        expected = expected_type(keys, key, value)
         if expected is None:
             unknown.append(key)
             continue
@@ -73,13 +77,14 @@ def read_scenario(path: Path, warnings: list[PresetError] | None = None) -> dict
     return out
 
 
-def write_scenario(path: Path, values: dict[str, Any], *, overwrite: bool = False) -> None:
+def write_scenario(path: Path, values: dict[str, Any], *, overwrite: bool = False, keys: ScenarioKeys | None = None
+                   ) -> None:
     """Write a scenario file atomically (:func:`~.safe_files.atomic_write_text`); refuses to replace an
     existing file unless ``overwrite``. Every failure is an ``OSError`` with a one-line message naming the file
     (``FileExistsError``, or :class:`~.safe_files.SaveError` for a folder, ``/``, a NUL, a read-only folder)."""
     import tomli_w
 
-    clean = {k: v for k, v in values.items() if v is not None and k in SCENARIO_KEYS}
+    clean = {k: v for k, v in values.items() if v is not None and (keys is None or k in keys)}
     if not overwrite and "\0" not in str(path) and os.path.lexists(path):
         raise FileExistsError(f"{path} exists")
     atomic_write_text(path, tomli_w.dumps({"scenario": clean}))

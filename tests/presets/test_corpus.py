@@ -17,6 +17,7 @@ import roofline.tui.app as app_module
 from roofline.presets import builtin_presets_dir, load_catalog, resolve_model
 from roofline.presets.loader import PresetFileError
 from roofline.presets.scenario_file import read_scenario
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from tests.conftest import run_cli
 
 CORPUS = Path(__file__).parents[1] / "corpus"
@@ -211,7 +212,7 @@ def test_broken_config_json_raises_preset_file_error(name, key, fragment, line):
 def test_broken_scenario_raises_preset_file_error(name, key, fragment, line):
     path = CORPUS / "scenario" / f"{name}.toml"
     with pytest.raises(PresetFileError) as info:
-        read_scenario(path)
+        read_scenario(path, keys=FILE_KEY_TYPES)  # the explorer's and the CLI's keys (the input registry)
     _check_error(info.value.error, path, key, fragment, line)
 
 
@@ -310,7 +311,7 @@ def test_unknown_keys_are_warned_about_and_the_file_still_loads(tmp_path, capsys
 
     warnings: list = []
     if kind == "scenario":
-        values = read_scenario(CORPUS / kind / f"{name}.toml", warnings)
+        values = read_scenario(CORPUS / kind / f"{name}.toml", warnings, keys=FILE_KEY_TYPES)
         assert key not in values
     else:
         target = _user_folder(tmp_path, kind, name)

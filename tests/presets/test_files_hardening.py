@@ -31,6 +31,7 @@ from roofline.presets.safe_files import (
 )
 from roofline.presets.scenario_file import read_scenario, write_scenario
 from roofline.presets.user_presets import MeasuredCeilings, save_calibrated_hardware, save_measured_hardware
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from tests.conftest import run_cli
 
 WATCHDOG_S = 30.0  # generous: a refusal takes microseconds; only a hang gets near this
@@ -292,7 +293,7 @@ def test_six_thousand_unknown_keys_give_a_bounded_number_of_warnings_in_one_pass
     scenario.write_text("[scenario]\nbatch = 2\n" + extra)
     warnings: list = []
     built.clear()
-    assert read_scenario(scenario, warnings) == {"batch": 2}
+    assert read_scenario(scenario, warnings, keys=FILE_KEY_TYPES) == {"batch": 2}
     assert len(warnings) == MAX_KEY_WARNINGS + 1 and len(built) == 1
 
 

@@ -8,6 +8,7 @@ import pytest
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import read_deck
 from roofline.presets.loader import PresetFileError
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from roofline.tui.talk.deck import check_deck
 
 CATALOG = load_catalog(user_dir=None)
@@ -70,8 +71,8 @@ def _write(tmp_path, name: str, text: str):
 
 
 def test_markdown_and_toml_load_the_same_deck(tmp_path):
-    toml = read_deck(_write(tmp_path, "d.toml", TOML_DECK))
-    markdown = read_deck(_write(tmp_path, "d.md", MARKDOWN_DECK))
+    toml = read_deck(keys=FILE_KEY_TYPES, path=_write(tmp_path, "d.toml", TOML_DECK))
+    markdown = read_deck(keys=FILE_KEY_TYPES, path=_write(tmp_path, "d.md", MARKDOWN_DECK))
     assert toml.title == markdown.title == "Two slides"
     assert toml.slides == markdown.slides
     assert markdown.slides[1].scenario == {"hardware": "h100-sxm", "batch": 64}  # carried over, then changed
@@ -81,14 +82,15 @@ def test_markdown_and_toml_load_the_same_deck(tmp_path):
 
 def test_markdown_notes_marker_and_untitled_deck(tmp_path):
     body = "# Only slide\nA line\n<!-- notes -->\nfirst\nsecond\n"
-    deck = read_deck(_write(tmp_path, "d.md", body))
+    deck = read_deck(keys=FILE_KEY_TYPES, path=_write(tmp_path, "d.md", body))
     assert deck.title == "Only slide"  # no front matter: the first slide's title
     assert deck.slides[0].lines == ("A line",) and deck.slides[0].notes == "first second"
 
 
 def test_a_rule_inside_a_fence_does_not_split_slides(tmp_path):
     body = "# One\n```text\n---\n```\n---\n# Two\n"
-    assert [s.title for s in read_deck(_write(tmp_path, "d.md", body)).slides] == ["One", "Two"]
+    deck = read_deck(keys=FILE_KEY_TYPES, path=_write(tmp_path, "d.md", body))
+    assert [s.title for s in deck.slides] == ["One", "Two"]
 
 
 @pytest.mark.parametrize(("body", "line", "fragment"), [
@@ -103,7 +105,7 @@ def test_a_rule_inside_a_fence_does_not_split_slides(tmp_path):
 def test_toml_errors_name_the_right_slides_line(tmp_path, body, line, fragment):
     path = _write(tmp_path, "deck.toml", body)
     with pytest.raises(PresetFileError) as info:
-        read_deck(path)
+        read_deck(path, keys=FILE_KEY_TYPES)
     assert str(info.value).startswith(f"{path}:{line}: {fragment}")
 
 
@@ -120,5 +122,5 @@ def test_toml_errors_name_the_right_slides_line(tmp_path, body, line, fragment):
 def test_markdown_errors_name_file_line_and_key(tmp_path, body, line, fragment):
     path = _write(tmp_path, "deck.md", body)
     with pytest.raises(PresetFileError) as info:
-        read_deck(path)
+        read_deck(path, keys=FILE_KEY_TYPES)
     assert str(info.value).startswith(f"{path}:{line}: {fragment}")

@@ -12,11 +12,12 @@ from roofline.presets.loader import PresetFileError
 from roofline.tui.app import RooflineApp
 from roofline.tui.cli.main import main
 from roofline.tui.inputs.form import build_scenario
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from roofline.tui.talk.deck import check_deck
 from roofline.tui.talk.screen import PresentScreen
 
 CATALOG = load_catalog(user_dir=None)
-DECK = read_deck(builtin_deck_path())
+DECK = read_deck(builtin_deck_path(), keys=FILE_KEY_TYPES)
 
 
 def _app() -> RooflineApp:
@@ -128,7 +129,7 @@ def test_bad_decks_name_the_slide_and_key(tmp_path, body, fragment):
     path = tmp_path / "deck.toml"
     path.write_text(body)
     with pytest.raises(PresetFileError) as info:
-        read_deck(path)
+        read_deck(path, keys=FILE_KEY_TYPES)
     assert fragment in str(info.value)
 
 

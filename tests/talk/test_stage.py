@@ -12,13 +12,14 @@ from textual.widgets import Static
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import builtin_deck_path, read_deck
 from roofline.tui.app import RooflineApp
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from roofline.tui.talk.base import clock_text
 from roofline.tui.talk.presenter import PresenterApp, PresenterScreen
 from roofline.tui.talk.screen import PresentScreen
 from roofline.tui.talk.sync import TalkLink, read_state
 
 CATALOG = load_catalog(user_dir=None)
-DECK = read_deck(builtin_deck_path())
+DECK = read_deck(builtin_deck_path(), keys=FILE_KEY_TYPES)
 
 
 class FakeClock:

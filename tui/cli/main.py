@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
-from roofline.tui.inputs.registry import flag_for
+from roofline.tui.inputs.registry import FILE_KEY_TYPES, flag_for
 
 EXIT_USAGE = 2
 # calibrate --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
@@ -347,7 +347,7 @@ def _explorer_form(args: argparse.Namespace):
             raise UsageError(f"--scenario: {err}") from None
         warnings: list = []
         try:
-            form = form_from_file_values(read_scenario(scenario_file, warnings))
+            form = form_from_file_values(read_scenario(scenario_file, warnings, keys=FILE_KEY_TYPES))
             for warning in warnings:
                 print(f"roofline: warning: {warning}", file=sys.stderr)
         except PresetFileError as err:

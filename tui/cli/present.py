@@ -10,6 +10,7 @@ from pathlib import Path
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import Deck, builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_numbers, slide_view_text
 
 HANDOUT_CHART_SIZE = (100, 24)
@@ -19,7 +20,7 @@ _SIZE = re.compile(r"^(\d{2,3})x(\d{2,3})$")
 def load_deck(path_text: str | None) -> Deck:
     path = Path(path_text).expanduser() if path_text else builtin_deck_path()
     try:
-        return read_deck(path)
+        return read_deck(path, keys=FILE_KEY_TYPES)
     except PresetFileError as err:
         raise ValueError(str(err)) from None
 
@@ -31,28 +32,13 @@ def deck_identity(deck: Deck) -> str:
 
 def chart_text(built: BuiltSlide, catalog) -> str:
     """The slide's chart as plain text (plotext, no colour), or '' for views without a chart."""
-    from roofline.tui.explorer.charts import (
-        BatchSweepChart,
-        ContextSweepChart,
-        HistoryGrowthChart,
-        MemoryChart,
-        RooflineChart,
-    )
-    from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for
+    from roofline.tui.explorer.chart_types import CHART_TYPES, chart_show_args
 
     view = built.slide.view
-    types = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
-             "memory": MemoryChart, "history": HistoryGrowthChart}
-    if view not in types:
+    args = chart_show_args(view, built.results, catalog, built.form) if view in CHART_TYPES else None
+    if args is None:
         return ""
-    chart = types[view]()
-    if view in CHART_VIEWS:
-        args = chart_args(view, built.results)
-    else:
-        data = history_for(catalog, built.results)
-        if data is None:
-            return ""
-        args = (data,)
+    chart = CHART_TYPES[view]()
     chart.plt.clear_figure()
     chart.draw(*args)
     chart.plt.plotsize(*HANDOUT_CHART_SIZE)

@@ -15,6 +15,7 @@ from roofline.presets.loader import PresetFileError
 from roofline.tui.inputs.file_values import form_from_file_values, form_to_file_values
 from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
 from roofline.tui.inputs.limits import FIELD_LIMITS
+from roofline.tui.inputs.registry import FILE_KEY_TYPES
 
 STARTUP_DETECT_TIMEOUT_S = 3.0  # per source; detection runs in a worker, the screen is up meanwhile
 
@@ -58,7 +59,7 @@ class ScenarioActions:
         from roofline.presets.scenario_file import write_scenario
 
         try:
-            write_scenario(target, form_to_file_values(self.form), overwrite=overwrite)
+            write_scenario(target, form_to_file_values(self.form), overwrite=overwrite, keys=FILE_KEY_TYPES)
         except (OSError, ValueError, PresetFileError) as err:
             reason = getattr(err, "strerror", None) or str(err)
             self.notify(f"could not save {str(target)[:200]}: {reason}", severity="error", markup=False)
@@ -85,7 +86,7 @@ class ScenarioActions:
 
         warnings: list = []
         try:
-            form = form_from_file_values(read_scenario(path, warnings))
+            form = form_from_file_values(read_scenario(path, warnings, keys=FILE_KEY_TYPES))
         except PresetFileError as err:
             self.notify(str(err), severity="error", markup=False)
             return False

@@ -63,7 +63,10 @@ def slide_view_text(built: BuiltSlide, catalog: PresetCatalog) -> list[str]:
 
 def slide_numbers(built: BuiltSlide, catalog: PresetCatalog) -> list[tuple[str, str]]:
     """(label, value) of each number the slide names, from its (possibly knob-turned) scenario."""
-    return [slide_value(name, built.results, catalog) for name in built.slide.numbers]
+    from roofline.tui.views.slide_serving import SERVING_LABELS, serving_value
+
+    return [serving_value(name, built.form, built.results) if name in SERVING_LABELS
+            else slide_value(name, built.results, catalog) for name in built.slide.numbers]
 
 
 def rebuild_slide(built: BuiltSlide, form: ScenarioForm, catalog: PresetCatalog) -> BuiltSlide:

@@ -20,13 +20,7 @@ from textual.widgets import Digits, Label, Static
 from roofline.presets.deck_file import Deck
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.explorer.actions import ACTIONS
-from roofline.tui.explorer.charts import (
-    BatchSweepChart,
-    ContextSweepChart,
-    HistoryGrowthChart,
-    MemoryChart,
-    RooflineChart,
-)
+from roofline.tui.explorer.chart_types import CHART_TYPES, chart_show_args
 from roofline.tui.talk.base import NAVIGATION, TalkScreen, clock_text
 from roofline.tui.talk.bigtext import big_title
 from roofline.tui.talk.deck import (
@@ -39,10 +33,7 @@ from roofline.tui.talk.deck import (
     turned,
 )
 from roofline.tui.talk.sync import TalkLink
-from roofline.tui.views.chart_data import CHART_VIEWS, chart_args, history_for
 
-CHART_TYPES = {"roofline": RooflineChart, "batch": BatchSweepChart, "context": ContextSweepChart,
-               "memory": MemoryChart, "history": HistoryGrowthChart}
 KNOB_ACTIONS = ("batch.double", "batch.halve", "prompt.double", "prompt.halve")  # the explorer's own keys
 
 _DIGITS_ONLY = re.compile(r"[0-9][0-9.,]*")
@@ -166,12 +157,9 @@ class PresentScreen(TalkScreen):
             chart.display = name == view
             if name != view:
                 continue
-            if name in CHART_VIEWS:
-                chart.show(*chart_args(name, built.results))
-            else:
-                data = history_for(self.catalog, built.results)
-                if data is not None:
-                    chart.show(data)
+            args = chart_show_args(name, built.results, self.catalog, built.form)
+            if args is not None:
+                chart.show(*args)
         self.set_class(view == "none" and not self.has_class("-help"), "-no-view")
         self.query_one("#slide-view", Vertical).display = view != "none" or self.has_class("-help")
         self.query_one("#slide-view-text", Static).update(Text("\n".join(slide_view_text(built, self.catalog))))
