@@ -185,8 +185,9 @@ def test_serving_metric_without_concurrency_is_skipped(tmp_path, capsys):
 
 # Band coverage (models/band.py): the share of rows whose measurement lies in [expected_low, expected_high], as
 # measured when written, minus a margin of 0.01 (about one row in a hundred). Regression guards, not targets.
-BAND_GUARD = {"measured-dev-validation": 0.928, "measured-heldout": 0.630}
-SERVING_BAND_GUARD = 0.321
+# measured with the band of models/band.py (current engines, fractions spread across the presets), minus BAND_MARGIN
+BAND_GUARD = {"measured-dev-validation": 0.614, "measured-heldout": 0.633}
+SERVING_BAND_GUARD = 0.192
 BAND_MARGIN = 0.01
 
 
