@@ -145,6 +145,6 @@ def test_default_fraction_ranges_are_the_spread_measured_across_the_presets():
     hardware = load_catalog().hardware.values()
     bw = [h.achievable_mem_bw_fraction for h in hardware if h.achievable_mem_bw_fraction]
     mm = [v for h in hardware for v in h.achievable_matmul_fraction.values()]
-    assert DEFAULT_MEM_BW_FRACTION_RANGE == (round(min(bw), 3), round(max(bw), 3))
+    assert (round(min(bw), 3), round(max(bw), 3)) == DEFAULT_MEM_BW_FRACTION_RANGE
     deciles = statistics.quantiles(mm, n=10)
-    assert DEFAULT_MATMUL_FRACTION_RANGE == (round(deciles[0], 3), round(deciles[-1], 3))
+    assert (round(deciles[0], 3), round(deciles[-1], 3)) == DEFAULT_MATMUL_FRACTION_RANGE
