@@ -165,8 +165,12 @@ class PresentScreen(TalkScreen):
         self.query_one("#slide-view-text", Static).update(Text("\n".join(slide_view_text(built, self.catalog))))
 
     def update_clock(self) -> None:
-        """The footer: deck, slide, live knobs, and (``t``) the ticking time."""
+        """The footer: deck, slide, what is on screen (the scenario line), live knobs, and (``t``) the time."""
+        from roofline.tui.views.summary import scenario_summary
+
         footer = f"{self.deck.title}   {self.position + 1} / {len(self.slides)}"
+        if self.shown.slide.view != "none" or self.shown.slide.numbers:
+            footer += f"   {scenario_summary(self.shown.results.scenario, 'bound')}"
         changed = knob_summary(self.slides[self.position].form, self.shown.form)
         if changed:
             footer += f"   live: {changed} (r restores)"
