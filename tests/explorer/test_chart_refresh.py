@@ -40,7 +40,7 @@ async def test_a_batch_change_refreshes_some_rows_and_matches_a_full_redraw():
 
 
 async def test_the_batch_sweep_marks_this_batch_on_both_curves_and_a_change_moves_only_those_rows():
-    """The scenario's batch is an ``@`` on each curve, named in the legend with its value; a line across the plot
+    """The scenario's batch is an ``@`` on each curve, named in the title with its value; a line across the plot
     would change every row of the chart on each keystroke."""
     app = RooflineApp(ScenarioForm(batch=8))
     async with app.run_test(size=(160, 50)) as pilot:
@@ -48,7 +48,7 @@ async def test_the_batch_sweep_marks_this_batch_on_both_curves_and_a_change_move
         await pilot.pause()
         chart = app.query_one(BatchSweepChart)
         width, height = chart.size
-        assert "this batch, B=8" in chart.render().plain
+        assert "@ B=8;" in chart.render().plain
         decode = app.explorer.results.chosen(app.explorer.achievable).decode
         _, batch, agg, per_seq = chart._last
         assert (batch, agg, per_seq) == (8, decode.tokens_per_s, decode.tokens_per_s_per_seq)
@@ -58,8 +58,8 @@ async def test_the_batch_sweep_marks_this_batch_on_both_curves_and_a_change_move
         await pilot.press("plus")
         await pilot.pause()
         shown = chart.render().plain
-        assert "this batch, B=16" in shown and "B=8," not in shown
-        assert shown.count("@") >= 4  # two in the legend, one on each curve
+        assert "@ B=16;" in shown and "B=8;" not in shown
+        assert shown.count("@") >= 3  # one in the title, one on each curve
         assert 0 < len(regions) < height // 3
         assert shown == _full_redraw(chart)
 
@@ -81,7 +81,7 @@ async def test_the_context_sweep_marks_the_context_the_step_is_shown_at():
         box.value = "8192"
         await pilot.pause()
         shown = chart.render().plain
-        assert "this step, context 8,192" in shown and shown.count("@") >= 4
+        assert "this step, context 8,192" in shown and shown.count("@") >= 3  # the title's, one on each curve
         assert shown == _full_redraw(chart)
 
 

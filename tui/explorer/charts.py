@@ -22,6 +22,7 @@ from roofline.models.sweeps import BatchSweep, ContextSweep
 from roofline.tui.perf import switch
 from roofline.tui.perf.plain_box import PlainBoxLines
 from roofline.tui.perf.plotext_rows import ChartRow
+from roofline.tui.views.chart_data import MemoryByBatch
 from roofline.tui.views.chart_series import (  # noqa: F401 (re-exported for tests)
     RooflinePoints,
     decade_ticks,
@@ -37,6 +38,24 @@ def rows_to_text(rows: list[ChartRow]) -> Text:
     """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""
     return Text("\n", no_wrap=True, overflow="crop").join(
         Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
+
+
+PLOT_FRAME_ROWS = 5  # title, top and bottom frame, x tick labels, axis labels: rows that are not plot area
+
+
+def even_decades(y_low: float, data_top: float, rows: int, headroom_rows: int) -> tuple[float, float]:
+    """(y_high, rows per decade) for a log10 axis from the whole decade ``y_low``: every decade the same whole number
+    of rows (plotext puts ``y_low`` on the bottom row and ``y_high`` on the top one, rounding in between, so a
+    fractional rows-per-decade gives uneven tick spacing), with at least ``headroom_rows`` rows above ``data_top``
+    (room for a legend and a label)."""
+    span = max(data_top - y_low, 1e-9)
+    whole = math.floor((rows - 1 - headroom_rows) / span)
+    # whole rows per decade, unless one row a decade would leave the top third of a small chart empty
+    if whole >= 2 or (whole == 1 and rows - 1 - span <= max(headroom_rows + 1, (rows - 1) / 3)):
+        return y_low + (rows - 1) / whole, whole
+    # too short for a whole row per decade: the data and the headroom share the rows as they can (uneven ticks)
+    per_decade = max(rows - 1 - headroom_rows, 1) / span
+    return y_low + (rows - 1) / per_decade, per_decade
 
 
 MIN_CHART_WIDTH = 40  # below these a plotext chart's axes and labels overlap its data ("1P0.1" at 80x24 on a slide)
@@ -105,6 +124,7 @@ class _Chart(PlainBoxLines, PlotextPlot):
             return message_rows(f"enlarge the terminal: this chart needs {MIN_CHART_WIDTH}x{MIN_CHART_HEIGHT} "
                                 f"cells, it has {width}x{height}", width, height, self.rich_style)
         plt = self.plt
+        self._build_size = (width, height)  # draw() lays out rows for this size (legend room, even ticks)
         key = (width, height, self.app.theme)
         previous = self._last_build[1:] if self._last_build is not None and self._last_build[0] == key else None
         try:
@@ -158,6 +178,20 @@ class _Chart(PlainBoxLines, PlotextPlot):
             self._strips[y] = strip
         return strip
 
+    _build_size: tuple[int, int] = (0, 0)
+
+    def title(self, *variants: str) -> None:
+        """The first title that fits the chart's width (plotext drops a title wider than the chart), else the last
+        one cut short."""
+        width = max(1, self._build_size[0] - 2)
+        chosen = next((v for v in variants if len(v) <= width), variants[-1][:width])
+        self.plt.title(chosen)
+
+    def canvas_rows(self) -> int:
+        """Rows of the plot area in the build under way: the chart's height less the title, the frame's two lines,
+        the x ticks and the axis labels (plotext 5's layout for a chart with a title and labels)."""
+        return max(1, self._build_size[1] - PLOT_FRAME_ROWS)
+
     def draw(self, *args) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
 
@@ -170,57 +204,77 @@ class RooflineChart(_Chart):
              live: list[tuple[float, float]] = ()) -> None:
         """``live``: the running workload's recent (log10 FLOP/B, log10 FLOP/s), oldest first. The roof in use
         (``use_achievable``: the achievable one) is drawn last and strong; the other dim, with another marker, so
-        the two stay apart where they nearly coincide, in every theme and under NO_COLOR."""
+        the two stay apart where they nearly coincide, in every theme and under NO_COLOR.
+
+        plotext writes its legend over the plot's top-left rows, so the y axis reaches high enough that every
+        roof and point sits below the legend, with one row for the ridge's label above the highest roof; each
+        decade takes the same whole number of rows (even ticks). A chart too short for that drops the legend."""
         plt = self.plt
         xs_all = points.decode_x + points.prefill_x + [points.step_x] + [x for x, _ in live]
+        ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
         chosen = achievable if use_achievable else spec
         ridge = chosen.ridge_flops_per_byte
         knees = [math.log10(c.ridge_flops_per_byte) for c in (spec, achievable)]
         x_low = min(-1.0, math.floor(min(xs_all)), math.floor(min(knees)) - 1.0)
         x_high = max(math.ceil(max(knees)) + 1.0, math.ceil(max(xs_all)))
+        int8_peak = spec.integer_gemm_flops_per_s if points.integer_gemms else None
+        peak_log = math.log10(max(spec.matmul_flops_per_s, achievable.matmul_flops_per_s, int8_peak or 0.0))
+        y_low = math.floor(min(min(ys_all), np.log10(min(spec.mem_bw_bytes_per_s, achievable.mem_bw_bytes_per_s))
+                               + x_low))
+        top = max(peak_log, *ys_all)
+        entries = (2 + bool(int8_peak) + bool(points.prefill_x) + bool(points.decode_x) + (baseline is not None) + 1
+                   + (len(live) > 1) + bool(live))
+        rows = self.canvas_rows()
+        legend = rows - 1 - (entries + 1) >= top - y_low  # at least a row per decade under the legend
+        y_high, per_decade = even_decades(y_low, top, rows, entries + 1 if legend else 1)
+
+        def label(text: str) -> str | None:
+            return text if legend else None
+
         other = (spec, "spec roof (bound)", "dot") if use_achievable else (achievable, "achievable roof", "dot")
         active = (achievable, "achievable roof (in use)", "braille") if use_achievable else (
             spec, "spec roof (in use)", "braille")
-        for (ceil_, label, marker), color in ((other, "gray"), (active, "red")):
+        for (ceil_, name, marker), color in ((other, "gray"), (active, "red")):
             # three points: plotext joins them with straight segments (slope, then flat roof)
             knee = math.log10(ceil_.ridge_flops_per_byte)
             x = [x_low, knee, x_high]
             roof = [math.log10(ceil_.mem_bw_bytes_per_s) + x_low, math.log10(ceil_.matmul_flops_per_s),
                     math.log10(ceil_.matmul_flops_per_s)]
-            plt.plot(x, roof, label=label, color=color, marker=marker)
-        int8_peak = spec.integer_gemm_flops_per_s if points.integer_gemms else None
+            plt.plot(x, roof, label=label(name), color=color, marker=marker)
         if int8_peak:  # GGUF weights: llama.cpp's int8 GEMMs may run up to the int8 peak
             knee = math.log10(int8_peak / spec.mem_bw_bytes_per_s)
-            plt.plot([knee, x_high], [math.log10(int8_peak)] * 2, label="int8 roof (GGUF GEMMs)", color="orange",
-                     marker="braille")
+            plt.plot([knee, x_high], [math.log10(int8_peak)] * 2, label=label("int8 roof (GGUF GEMMs)"),
+                     color="orange", marker="braille")
         if points.prefill_x:
-            plt.scatter(points.prefill_x, points.prefill_y, label="prefill ops", marker="+", color="cyan")
+            plt.scatter(points.prefill_x, points.prefill_y, label=label("prefill ops"), marker="+", color="cyan")
         if points.decode_x:
-            plt.scatter(points.decode_x, points.decode_y, label="decode ops", marker="o", color="yellow")
+            plt.scatter(points.decode_x, points.decode_y, label=label("decode ops"), marker="o", color="yellow")
         if baseline is not None:
-            plt.scatter([baseline[0]], [baseline[1]], label="baseline step", marker="B", color="gray")
-        plt.scatter([points.step_x], [points.step_y], label="decode step", marker="@", color="green")
+            plt.scatter([baseline[0]], [baseline[1]], label=label("baseline step"), marker="B", color="gray")
+        plt.scatter([points.step_x], [points.step_y], label=label("decode step"), marker="@", color="green")
         if len(live) > 1:
-            plt.scatter([x for x, _ in live[:-1]], [y for _, y in live[:-1]], label="live trail", marker=".",
+            plt.scatter([x for x, _ in live[:-1]], [y for _, y in live[:-1]], label=label("live trail"), marker=".",
                         color="magenta")
         if live:
-            plt.scatter([live[-1][0]], [live[-1][1]], label="live GPU now", marker="L", color="magenta")
-        peak_log = math.log10(max(spec.matmul_flops_per_s, achievable.matmul_flops_per_s, int8_peak or 0.0))
+            plt.scatter([live[-1][0]], [live[-1][1]], label=label("live GPU now"), marker="L", color="magenta")
         plt.vline(math.log10(ridge), color="gray")
-        # the ridge's value above the roof
-        plt.text(f"ridge {flop_per_byte(ridge)} FLOP/B", math.log10(ridge), peak_log + 0.35, color="red")
-        ys_all = points.decode_y + points.prefill_y + [points.step_y] + [y for _, y in live]
-        y_low = math.floor(min(min(ys_all), np.log10(min(spec.mem_bw_bytes_per_s, achievable.mem_bw_bytes_per_s))
-                               + x_low))
+        # the ridge's value one row above the highest roof or point (never written over the roof)
+        roof_row = round((top - y_low) * per_decade)
+        plt.text(f"ridge {flop_per_byte(ridge)} FLOP/B", math.log10(ridge), y_low + (roof_row + 1) / per_decade,
+                 color="red")
         plt.xlim(x_low, x_high)
-        plt.ylim(y_low, peak_log + 0.5)
+        plt.ylim(y_low, y_high)
         plt.xticks(*decade_ticks(x_low, x_high))
-        plt.yticks(*decade_ticks(y_low, peak_log + 0.5))
+        plt.yticks(*decade_ticks(y_low, math.floor(y_high + 1e-9)))
         plt.xlabel("arithmetic intensity (FLOP/B)")
         plt.ylabel("FLOP/s")
         which = "achievable" if use_achievable else "spec"
-        plt.title(f"roofline at {chosen.compute_dtype} ({which}): peak {si(chosen.matmul_flops_per_s, 'FLOP/s')}, "
-                  f"bandwidth {si(chosen.mem_bw_bytes_per_s, 'B/s')}")
+        peaks = f"peak {si(chosen.matmul_flops_per_s, 'FLOP/s')}, bandwidth {si(chosen.mem_bw_bytes_per_s, 'B/s')}"
+        if legend:
+            self.title(f"roofline at {chosen.compute_dtype} ({which}): {peaks}", f"{which} roofline: {peaks}")
+        else:  # no room for the legend: the title names the markers
+            self.title(f"{which} roofline, {chosen.compute_dtype}: o decode ops, + prefill ops, @ decode step",
+                       f"{which} roofline: o decode, + prefill, @ step")
 
 
 class BatchSweepChart(_Chart):
@@ -228,16 +282,19 @@ class BatchSweepChart(_Chart):
 
     def draw(self, sweep: BatchSweep, current_batch: int, current_tokens_per_s: float,
              current_tokens_per_s_per_seq: float) -> None:
-        """The scenario's own batch is marked on both curves (``@``, named in the legend), not by a line across
-        the plot: a line would move through every row of the chart on each ``+``/``-``."""
+        """The scenario's own batch is marked on both curves (``@``, named in the title), not by a line across
+        the plot: a line would move through every row of the chart on each ``+``/``-``. The markers are named in
+        the title and the y label rather than a legend, which would cover the start of the per-sequence curve."""
         plt = self.plt
         x = np.log2(sweep.batches)
         agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
-        plt.plot(x.tolist(), agg.tolist(), label="aggregate tok/s", marker="o", color="green")
-        plt.plot(x.tolist(), per_seq.tolist(), label="per-sequence tok/s", marker="x", color="cyan")
+        # no plotext legend (it sits over the plot's top-left, where the per-sequence curve starts): the y label
+        # and the title name the markers
+        plt.plot(x.tolist(), agg.tolist(), marker="o", color="green")
+        plt.plot(x.tolist(), per_seq.tolist(), marker="x", color="cyan")
         here = math.log2(current_batch)
         plt.scatter([here, here], [math.log10(current_tokens_per_s), math.log10(current_tokens_per_s_per_seq)],
-                    label=f"this batch, B={current_batch:,}", marker="@", color="orange")
+                    marker="@", color="orange")
         y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
         span = y_high - y_low
         # labels in the top and bottom margins of the plot, clear of the curves (which span min..max)
@@ -255,10 +312,12 @@ class BatchSweepChart(_Chart):
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
         plt.yticks(*ticks)
         plt.xlabel("batch")
-        plt.ylabel("decode tok/s")
+        plt.ylabel("decode tok/s: o aggregate, x per sequence")
         crossover = ("never compute-bound" if sweep.compute_bound_batch is None
                      else f"compute-bound from B={sweep.compute_bound_batch:,}")
-        plt.title(f"batch sweep: aggregate grows, per-sequence falls; {crossover}")
+        self.title(f"batch sweep: o aggregate grows, x per-sequence falls; @ B={current_batch:,}; {crossover}",
+                   f"o aggregate grows, x per-sequence falls; @ B={current_batch:,}; {crossover}",
+                   f"o aggregate, x per sequence; @ B={current_batch:,}")
 
 
 class ContextSweepChart(_Chart):
@@ -266,49 +325,73 @@ class ContextSweepChart(_Chart):
 
     def draw(self, sweep: ContextSweep, current_context: float, current_tokens_per_s_per_seq: float,
              current_kv_time_share: float, max_context: int | None = None) -> None:
-        """The context the decode step is shown at is marked with an ``@`` on each curve, named in the legend;
-        the model's maximum context (when inside the sweep) as a vertical line."""
+        """The context the decode step is shown at is marked with an ``@`` on each curve; the model's maximum
+        context (when inside the sweep) as a vertical line. No plotext legend: it covers the top-left, where the
+        tok/s curve starts, and marks which axis a series uses with ``L``-shaped glyphs; the axis labels name
+        each curve's marker and the title the rest."""
         plt = self.plt
         x = np.log2(sweep.contexts)
-        plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), label="tok/s per sequence", marker="o",
-                 color="green")
-        plt.plot(x.tolist(), (100 * sweep.kv_time_share).tolist(), label="KV traffic % of step", marker="x",
-                 color="yellow", yside="right")
+        plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), marker="o", color="green")
+        plt.plot(x.tolist(), (100 * sweep.kv_time_share).tolist(), marker="x", color="yellow", yside="right")
         here = math.log2(current_context)
-        plt.scatter([here], [current_tokens_per_s_per_seq], label=f"this step, context {current_context:,.0f}",
-                    marker="@", color="orange")
+        plt.scatter([here], [current_tokens_per_s_per_seq], marker="@", color="orange")
         plt.scatter([here], [100 * current_kv_time_share], marker="@", color="orange", yside="right")
+        limit = ""
         if max_context and x[0] <= math.log2(max_context) <= x[-1]:
             plt.vline(math.log2(max_context), color="red")
-            plt.scatter([math.log2(max_context)], [0], marker="|", color="red", yside="right",
-                        label=f"model max context {power_of_two_label(round(math.log2(max_context)))}"
-                        if max_context == 2 ** round(math.log2(max_context)) else f"model max context {max_context:,}")
+            exponent = round(math.log2(max_context))
+            shown = power_of_two_label(exponent) if max_context == 2**exponent else f"{max_context:,}"
+            limit = f"; | model max {shown}"
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
         plt.xlabel("context (tokens)")
-        plt.ylabel("tok/s per sequence", yside="left")
-        plt.ylabel("KV share %", yside="right")
+        plt.ylabel("o tok/s per sequence", yside="left")
+        plt.ylabel("x KV traffic % of step", yside="right")
         plt.ylim(0, 100, yside="right")
-        plt.title("context sweep: the KV cache takes over the step")
+        self.title(f"context sweep: the KV cache takes over; @ this step, context {current_context:,.0f}{limit}",
+                   f"KV takes over; @ this step, context {current_context:,.0f}{limit}",
+                   f"@ context {current_context:,.0f}{limit}")
 
 
 class MemoryChart(_Chart):
-    """Per-device memory: weights, KV, activations, reserve against capacity (GiB)."""
+    """Per-device memory against batch: the weights flat, the total growing with the KV cache, the capacity, the
+    largest batch that fits and the scenario's own batch (what fits is the question, not five bars)."""
 
-    def draw(self, parts_gib: dict[str, float], capacity_gib: float) -> None:
+    def draw(self, data: MemoryByBatch) -> None:
+        """x: batch (log2); y: GiB per device. Markers are ASCII and named in the y label and the title (no
+        plotext legend over the data)."""
         plt = self.plt
-        labels = [f"{name} {value:,.1f}" for name, value in parts_gib.items()]
-        total = sum(parts_gib.values())
-        labels.append(f"total {total:,.1f}")
-        values = [*parts_gib.values(), total]
-        over = total > capacity_gib
-        plt.bar(labels, values, orientation="horizontal", width=0.5, color="red" if over else "blue")
-        plt.vline(capacity_gib, color="red")
-        plt.text(f"capacity {capacity_gib:,.1f} GiB", capacity_gib, len(values) + 0.4, color="red", alignment="right")
-        plt.xlim(0, max(capacity_gib, total) * 1.05)
-        plt.ylim(0.3, len(values) + 0.8)
-        verdict = "DOES NOT FIT" if over else "fits"
-        plt.title(f"memory per device (GiB): {total:,.1f} of {capacity_gib:,.1f} - {verdict}")
-        plt.xlabel("GiB")
+        x = np.log2(data.batches)
+        total = data.total_gib
+        plt.plot(x.tolist(), [data.weights_gib] * len(x), marker="=", color="blue")
+        over = total > data.capacity_gib
+        plt.plot(x.tolist(), total.tolist(), marker="*", color="green")
+        if over.any():  # past the capacity: the same curve in red
+            plt.scatter(x[over].tolist(), total[over].tolist(), marker="*", color="red")
+        here = math.log2(data.batch)
+        p = data.parts_gib
+        used = sum(p.values())
+        plt.scatter([here], [used], marker="@", color="orange")
+        plt.hline(data.capacity_gib, color="red")
+        y_high = max(data.capacity_gib, float(total.max()), used) * 1.12
+        row = y_high / max(1, self.canvas_rows() - 1)  # one row of the plot, in GiB
+        plt.text(f"capacity {data.capacity_gib:,.1f} GiB", float(x[0]), data.capacity_gib + row, color="red",
+                 alignment="left")
+        if data.max_batch >= 1:
+            limit = math.log2(data.max_batch)
+            plt.vline(limit, color="yellow")
+            plt.text(f"max batch {data.max_batch:,}", limit, y_high - row, color="yellow")
+        plt.xlim(float(x[0]), float(x[-1]))
+        plt.ylim(0, y_high)
+        plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
+        plt.xlabel("batch")
+        plt.ylabel("GiB: = weights, * total")
+        verdict = "fits" if used <= data.capacity_gib else (
+            f"DOES NOT FIT (fits at TP {data.fits_at_tp})" if data.fits_at_tp else "DOES NOT FIT")
+        self.title(f"@ B={data.batch:,}: weights {p['weights']:,.1f} + KV {p['KV']:,.1f} + act. {p['act.']:,.1f} + "
+                   f"reserve {p['reserve']:,.1f} = {used:,.1f} of {data.capacity_gib:,.1f} GiB/device, {verdict}",
+                   f"@ B={data.batch:,}: {used:,.1f} of {data.capacity_gib:,.1f} GiB/device, {verdict}; weights "
+                   f"{p['weights']:,.1f}, KV {p['KV']:,.1f}",
+                   f"@ B={data.batch:,}: {used:,.1f} of {data.capacity_gib:,.1f} GiB/device, {verdict}")
 
 
 class HistoryGrowthChart(_Chart):

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+
+import numpy as np
 
 from roofline.models.estimate import time_op
 from roofline.models.history import default_endpoints, metric_value
+from roofline.models.sweeps import powers_of_two
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.views.chart_series import roofline_points
 from roofline.tui.views.formatting import duration
@@ -34,11 +38,45 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
         return (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
                 float(point.kv_time_share[0]), r.scenario.model.max_position_embeddings)
     if view == "memory":
-        m = r.memory
-        return ({"weights": m.per_device_weights_bytes / GIB, "KV cache": m.per_device_kv_cache_bytes / GIB,
-                 "activations": m.per_device_activation_bytes / GIB,
-                 "reserve": m.per_device_runtime_reserve_bytes / GIB}, m.capacity_bytes / GIB)
+        return (memory_by_batch(r),)
     raise ValueError(f"{view!r} is not a chart view")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MemoryByBatch:
+    """Memory per device (GiB) against batch, for the Memory view: what fits is the question.
+
+    ``total_gib[i]`` = weights + runtime reserve + activation workspace(B) + B x KV per sequence (prompt + output
+    tokens), at ``batches[i]`` (powers of two, 1 to past the largest batch that fits); the parts at the scenario's
+    own batch for the title."""
+
+    batches: np.ndarray
+    total_gib: np.ndarray
+    weights_gib: float
+    capacity_gib: float
+    max_batch: int
+    batch: int
+    parts_gib: dict[str, float]  # weights, KV cache, activations, reserve at ``batch``
+    fits_at_tp: int | None  # where the scenario does not fit: the smallest TP that would (None: none up to 8)
+
+
+def memory_by_batch(r: ExplorerResults) -> MemoryByBatch:
+    from roofline.models.memory import activation_bytes_per_device, kv_cache_bytes_per_sequence_per_device
+    from roofline.tui.views.compare_data import smallest_fitting_tp
+
+    s, m = r.scenario, r.memory
+    b = s.batching
+    top = max(m.max_batch, b.batch_size, 32) * 2  # past the largest batch that fits; the growth shows even at 0
+    batches = powers_of_two(min(top, 1 << 20))
+    kv_per_seq = kv_cache_bytes_per_sequence_per_device(s, b.prompt_tokens + b.output_tokens)
+    fixed = m.per_device_weights_bytes + m.per_device_runtime_reserve_bytes
+    total = np.array([fixed + int(n) * kv_per_seq + activation_bytes_per_device(s, int(n)) for n in batches])
+    return MemoryByBatch(
+        batches=batches, total_gib=total / GIB, weights_gib=m.per_device_weights_bytes / GIB,
+        capacity_gib=m.capacity_bytes / GIB, max_batch=m.max_batch, batch=b.batch_size,
+        parts_gib={"weights": m.per_device_weights_bytes / GIB, "KV": m.per_device_kv_cache_bytes / GIB,
+                   "act.": m.per_device_activation_bytes / GIB, "reserve": m.per_device_runtime_reserve_bytes / GIB},
+        fits_at_tp=None if m.fits else smallest_fitting_tp(s))
 
 
 def live_points_log10(trail) -> list[tuple[float, float]]:
