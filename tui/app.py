@@ -129,6 +129,16 @@ class RooflineApp(App):
 
         self.push_screen(HelpScreen())
 
+    def action_command_palette(self) -> None:
+        """Textual's palette, made harmless after it is dismissed (tui/explorer/commands.py); no id, unlike
+        Textual's: a palette opened while the last one is still being taken down would clash with it."""
+        from textual.command import CommandPalette
+
+        from roofline.tui.explorer.commands import palette_class
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(palette_class()())
+
     def action_screenshot_svg(self) -> None:
         try:
             path = self.save_screenshot(path=str(Path.cwd()))
