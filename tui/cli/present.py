@@ -10,6 +10,8 @@ from pathlib import Path
 from roofline.presets import load_catalog
 from roofline.presets.deck_file import Deck, builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
+from roofline.presets.safe_files import user_path
+from roofline.tui.cli.terminal_text import without_controls
 from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_numbers, slide_view_text
 
@@ -18,8 +20,8 @@ _SIZE = re.compile(r"^(\d{2,3})x(\d{2,3})$")
 
 
 def load_deck(path_text: str | None) -> Deck:
-    path = Path(path_text).expanduser() if path_text else builtin_deck_path()
     try:
+        path = user_path(path_text, what="deck") if path_text else builtin_deck_path()
         return read_deck(path, keys=FILE_KEY_TYPES)
     except PresetFileError as err:
         raise ValueError(str(err)) from None
@@ -80,7 +82,7 @@ def parse_size(text: str) -> tuple[int, int]:
 def _export(args: Namespace, deck: Deck, slides: list[BuiltSlide], catalog) -> int:
     fmt, *rest = args.export
     if fmt == "markdown" and not rest:
-        print(handout_markdown(deck, slides, catalog))
+        print(without_controls(handout_markdown(deck, slides, catalog)))  # deck text is the user's
         return 0
     if fmt not in ("svg", "html") or len(rest) != 1:
         raise ValueError("--export: expected 'markdown', 'svg DIR' or 'html FILE'")

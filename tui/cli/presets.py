@@ -14,6 +14,7 @@ from typing import Any
 from roofline.models.architecture import ModelArchitecture
 from roofline.models.dtypes import kv_bytes_per_element
 from roofline.models.hardware import Hardware
+from roofline.tui.cli.terminal_text import without_controls
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 PRESETS_SCHEMA_VERSION = 1
@@ -94,9 +95,9 @@ def run_presets(args: Namespace) -> int:
     kinds = (args.kind,) if args.kind else ("hardware", "models")
     catalog = load_catalog(kinds=kinds)
     for error in catalog.errors:
-        print(f"roofline presets: skipped {error}", file=sys.stderr)
+        print(without_controls(f"roofline presets: skipped {error}"), file=sys.stderr)
     for warning in catalog.warnings:
-        print(f"roofline presets: warning: {warning}", file=sys.stderr)
+        print(without_controls(f"roofline presets: warning: {warning}"), file=sys.stderr)
     if args.format == "json":
         out: dict[str, Any] = {"schema_version": PRESETS_SCHEMA_VERSION}
         if "hardware" in kinds:
@@ -111,5 +112,5 @@ def run_presets(args: Namespace) -> int:
         lines += hardware_lines(list(catalog.hardware.values()), getattr(args, "sources", False))
     if "models" in kinds:
         lines += model_lines(list(catalog.models.values()), getattr(args, "sources", False))
-    print("\n".join(lines))
+    print(without_controls("\n".join(lines)))  # names come from user files
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
@@ -165,10 +166,11 @@ class OptionSelect(Select):
     typed in a field, a scenario file) can be added as an option before it is shown."""
 
     def __init__(self, options, **kwargs) -> None:
-        self.option_list: list[tuple[str, object]] = list(options)
+        # prompts as Text: preset names and config.json paths come from user files and are never markup
+        self.option_list: list[tuple[Text, object]] = [(Text(str(p)), v) for p, v in options]
         super().__init__(self.option_list, **kwargs)
 
     def ensure_option(self, value) -> None:
         if value not in (v for _, v in self.option_list):
-            self.option_list.append((str(value), value))
+            self.option_list.append((Text(str(value)), value))
             self.set_options(self.option_list)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -116,7 +117,7 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
                             yield Select([(name, m) for m, name in METRIC_LABELS.items()], value="bf16",
                                          allow_blank=False, id="history-metric", compact=True)
                             vendors = sorted({hw.vendor for hw in self.catalog.hardware.values()})
-                            yield Select([("all vendors", "all"), *((v, v) for v in vendors)], value="all",
+                            yield Select([("all vendors", "all"), *((Text(v), v) for v in vendors)], value="all",
                                          allow_blank=False, id="history-vendor", compact=True)
                         yield HistoryGrowthChart(id="history-growth")
                         yield HistoryRidgeChart(id="history-ridge")
