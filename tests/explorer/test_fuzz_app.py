@@ -1,5 +1,6 @@
-"""Fuzz the explorer with random key presses and terminal sizes (fixed seed): it must keep running, keep a
-valid scenario on screen, show only finite numbers and write nothing."""
+"""Fuzz the explorer with random key presses, pastes, the command palette and terminal sizes (fixed seed): it must
+keep running, keep a valid scenario on screen, show only finite numbers and write nothing but scenario files the
+palette's 'save scenario' was asked for."""
 
 from __future__ import annotations
 
@@ -20,13 +21,16 @@ SEED = 1234
 KEY_COUNT = 600
 RESIZE_EVERY = 50
 BURST = 10  # keys sent before waiting for the app to settle (Pilot.press waits after every key: ~5x slower)
-# no "q" (quits) and no ctrl+... (ctrl+s writes a screenshot, ctrl+q/ctrl+c quit)
+PASTE_CHANCE = 0.08  # of each event: a paste of random printable text instead of a key
+PASTE_CHARACTERS = string.printable.replace("\x0b", "").replace("\x0c", "") + "[/]@=[/" * 8  # markup-ish, often
+# no "q" (quits) and no ctrl+... but ctrl+p, the palette (ctrl+s writes a screenshot, ctrl+q/ctrl+c quit)
 KEYS = (
     list(string.digits)
     + [c for c in string.ascii_lowercase if c != "q"]
     + ["tab", "shift+tab", "enter", "escape", "up", "down", "left", "right", "backspace", "plus", "minus",
        "left_square_bracket", "right_square_bracket", "question_mark"]
     + [str(i) for i in range(1, 8)] * 2  # the view keys, drawn more often
+    + ["ctrl+p"] * 2
 )
 METRICS = ("m-per-seq", "m-aggregate", "m-idle", "m-ttft")
 BAD_WORDS = ("nan", "inf", "Traceback")
@@ -40,6 +44,26 @@ def _send_key(app: RooflineApp, key: str) -> None:
     event = events.Key(key, character)
     event.set_sender(app)
     app._driver.send_message(event)
+
+
+def random_paste(rng: random.Random) -> str:
+    """Printable text, brackets and markup-like runs included; now and then long (a path over 255 bytes)."""
+    length = rng.choice([1, 2, 5, 12, 40, 300])
+    return "".join(rng.choice(PASTE_CHARACTERS) for _ in range(length))
+
+
+def send_event(app: RooflineApp, rng: random.Random, log: list[str]) -> None:
+    """A key, or (at PASTE_CHANCE) a paste into whatever has focus: a field, a dialog's prompt, the palette."""
+    if rng.random() < PASTE_CHANCE:
+        text = random_paste(rng)
+        log.append(f"<paste {text!r}>")
+        event = events.Paste(text)
+        event.set_sender(app)
+        app._driver.send_message(event)
+        return
+    key = rng.choice(KEYS)
+    log.append(key)
+    _send_key(app, key)
 
 
 @pytest.fixture(scope="module")
@@ -97,10 +121,8 @@ async def test_random_keys_and_sizes_keep_the_explorer_alive(catalog, tmp_path, 
         next_resize = rng.randint(RESIZE_EVERY - 10, RESIZE_EVERY + 10)
         while keys_pressed < KEY_COUNT:
             for _ in range(BURST):
-                key = rng.choice(KEYS)
-                log.append(key)
                 keys_pressed += 1
-                _send_key(app, key)
+                send_event(app, rng, log)
             await pilot.pause()
             assert app.is_running and app.return_code is None, f"app died after {log[-40:]}"
             if keys_pressed >= next_resize:
@@ -120,6 +142,7 @@ async def test_random_keys_and_sizes_keep_the_explorer_alive(catalog, tmp_path, 
             assert reason, field
     elapsed = time.perf_counter() - start
     assert app.return_code in (None, 0)
-    assert list(tmp_path.iterdir()) == []
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert all(p.suffix == ".toml" for p in written), written  # only scenarios the palette's 'save' wrote
     with capsys.disabled():
         print(f"\nfuzz: {keys_pressed} keys, {len(sizes)} resizes, {elapsed:.1f} s")
