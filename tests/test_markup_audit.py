@@ -190,3 +190,21 @@ def test_present_refuses_paths_the_os_would_refuse_in_one_line(deck, capsys):
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert "deck" in err
+
+
+async def test_the_overwrite_question_quotes_a_markup_like_path_literally(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    name = "[bold]x[@click=app.quit].toml"  # no slash: one file in this folder
+    (tmp_path / name).write_text("")
+    app = RooflineApp(ScenarioForm(), catalog=load_catalog(user_dir=tmp_path / "none"))
+    async with app.run_test(size=(160, 50)) as pilot:
+        app.explorer.action_save_scenario()
+        await pilot.pause()
+        app.screen.query_one("#path").value = name
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.is_running
+        assert f"{name} exists. Overwrite it?" in _screen_text(app)
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.is_running and (tmp_path / name).read_text() == ""

@@ -1,4 +1,5 @@
-"""Modal screens: the keys and what the numbers mean, a path prompt, a yes/no question."""
+"""Modal screens: the keys and what the numbers mean, a path prompt, a yes/no question. Their text is plain
+(never markup): a question quotes the path the user typed."""
 
 from __future__ import annotations
 
@@ -62,7 +63,7 @@ class PathScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self._title)
+            yield Label(self._title, markup=False)
             yield Input(value=self._default, id="path")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -81,7 +82,7 @@ class ConfirmScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
-            yield Label(self._question)
+            yield Label(self._question, markup=False)  # quotes a path the user typed
             with Horizontal():
                 yield Button("Yes (y)", id="yes", variant="warning")
                 yield Button("No (n)", id="no")
