@@ -22,9 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from roofline.presets import load_catalog  # noqa: E402
-from roofline.tui.app import RooflineApp  # noqa: E402
 from roofline.tui.inputs.form import ScenarioForm  # noqa: E402
-from tests.explorer.test_fuzz_app import BURST, RESIZE_EVERY, send_event  # noqa: E402
+from tests.explorer.test_fuzz_app import BURST, RESIZE_EVERY, FuzzApp, send_event  # noqa: E402
 
 
 def peak_rss_mib() -> float:
@@ -38,7 +37,7 @@ async def soak(total_keys: int, seed: int, report_every: int) -> dict:
     crashes: list[str] = []
     start = time.perf_counter()
     while sent < total_keys:
-        app = RooflineApp(ScenarioForm(), catalog=catalog)
+        app = FuzzApp(ScenarioForm(), catalog=catalog)  # the explorer without the palette's Quit
         log: list[str] = []
         try:
             async with app.run_test(size=(160, 50)) as pilot:
