@@ -40,6 +40,7 @@ def rows_to_text(rows: list[ChartRow]) -> Text:
         Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
 
 
+UNBUILT_CHART_SIZE = (100, 24)  # what draw() assumes when no build gave it a size (tui/cli/present.py's handout)
 PLOT_FRAME_ROWS = 5  # title, top and bottom frame, x tick labels, axis labels: rows that are not plot area
 
 
@@ -48,6 +49,7 @@ def even_decades(y_low: float, data_top: float, rows: int, headroom_rows: int) -
     of rows (plotext puts ``y_low`` on the bottom row and ``y_high`` on the top one, rounding in between, so a
     fractional rows-per-decade gives uneven tick spacing), with at least ``headroom_rows`` rows above ``data_top``
     (room for a legend and a label)."""
+    rows = max(rows, 2)  # a top row apart from the bottom one, whatever size was asked for
     span = max(data_top - y_low, 1e-9)
     whole = math.floor((rows - 1 - headroom_rows) / span)
     # whole rows per decade, unless one row a decade would leave the top third of a small chart empty
@@ -178,7 +180,9 @@ class _Chart(PlainBoxLines, PlotextPlot):
             self._strips[y] = strip
         return strip
 
-    _build_size: tuple[int, int] = (0, 0)
+    # the size draw() lays rows out for; a chart drawn outside a build (the handout calls draw, then sizes the plot)
+    # lays out for a plain-text page's chart
+    _build_size: tuple[int, int] = UNBUILT_CHART_SIZE
 
     def title(self, *variants: str) -> None:
         """The first title that fits the chart's width (plotext drops a title wider than the chart), else the last
