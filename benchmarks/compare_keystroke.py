@@ -15,7 +15,8 @@ tui/ is edited for it):
 - ``new``: the code as it is, speed-ups on.
 - ``off``: ``ROOFLINE_SPEEDUPS=0`` (Textual's and plotext's public paths).
 - ``old``: the commit given by ``--old`` (a ``git worktree`` of the code before the restructuring, with its own
-  benchmarks/bench_keystroke.py), imported in place of this checkout as ``roofline.*``.
+  benchmarks/bench_keystroke.py), imported in place of this checkout as ``roofline.*``. ``--new`` does the same
+  for the other variants (a worktree of a commit, so that edits in progress in the checkout stay out).
 - ``no-plain-box``: the styles-cache bypass off (``tui/perf/plain_box._ENABLED = False``): every widget's rows go
   through Textual's styles cache.
 - ``no-priority``: the batch and prompt keys are ordinary bindings of the explorer's screen (they go down to the
@@ -45,10 +46,13 @@ REPO = HERE.parent
 PYTHON = REPO / ".venv" / "bin" / "python"
 VARIANTS = ("new", "old", "off", "no-plain-box", "no-priority", "no-pacing", "freeze", "freeze+pacing",
             "fixed-header")
+# one change each; a variant may join several with "+" (fixed-header+no-plain-box); "freeze" alone also turns
+# gc_pacing off, "freeze+pacing" keeps it
+PATCHES = ("fixed-header", "no-plain-box", "no-priority", "no-pacing", "freeze", "pacing")
 
 
 def _old_package(worktree: Path) -> Path:
-    """A folder holding ``roofline/`` whose models, presets and tui are the old worktree's (symlinks)."""
+    """A folder holding ``roofline/`` whose models, presets and tui are the worktree's (symlinks)."""
     root = Path(tempfile.gettempdir()) / f"roofline-old-{worktree.name}"
     package = root / "roofline"
     package.mkdir(parents=True, exist_ok=True)
@@ -60,15 +64,24 @@ def _old_package(worktree: Path) -> Path:
     return root
 
 
+def _variant(text: str) -> str:
+    parts = text.split("+")
+    if text not in ("old", "off", "new") and not all(part in PATCHES for part in parts):
+        raise argparse.ArgumentTypeError(f"{text!r}: old, off, new, or patches {PATCHES} joined by '+'")
+    return text
+
+
 def _patch(variant: str) -> None:
-    """Apply the variant's change to the imported explorer (child process, before the app is built)."""
+    """Apply the variant's changes to the imported explorer (child process, before the app is built)."""
     import gc
 
-    if variant == "no-plain-box":
+    parts = set(variant.split("+"))
+
+    if "no-plain-box" in parts:
         from roofline.tui.perf import plain_box
 
         plain_box._ENABLED = False
-    if variant == "no-priority":
+    if "no-priority" in parts:
         from dataclasses import replace
 
         from textual.binding import Binding
@@ -78,15 +91,15 @@ def _patch(variant: str) -> None:
         ExplorerScreen.BINDINGS = [replace(b, priority=False) if isinstance(b, Binding) else b
                                    for b in ExplorerScreen.BINDINGS]
         ExplorerScreen._merged_bindings = ExplorerScreen._merge_bindings()
-    if variant in ("no-pacing", "freeze"):
+    if "no-pacing" in parts or ("freeze" in parts and "pacing" not in parts):
         from roofline.tui.perf import switch
 
         switch.start_collection_pacing = lambda app, screen: None
-    if variant == "fixed-header":
+    if "fixed-header" in parts:
         from roofline.tui.explorer import view_drawing
 
         view_drawing.scenario_summary = lambda *args, **kwargs: "roofline explorer"
-    if variant in ("freeze", "freeze+pacing"):
+    if "freeze" in parts:
         from roofline.tui.app import RooflineApp
 
         mounted = RooflineApp.on_mount
@@ -107,14 +120,14 @@ def child(variant: str, presses: int, bench_dir: Path) -> None:
     import bench_keystroke
 
     results = asyncio.run(bench_keystroke.measure(presses))
-    if variant == "no-priority":  # check that the change took: the keys must not be priority bindings now
+    if "no-priority" in variant.split("+"):  # check that the change took: the keys must not be priority bindings now
         from roofline.tui.explorer.screen import ExplorerScreen
 
         assert not any(b.priority for bs in ExplorerScreen._merged_bindings.key_to_bindings.values() for b in bs)
     print(json.dumps({view: samples["total"] for view, samples in results.items()}))
 
 
-def run_variant(variant: str, presses: int, old: Path | None) -> dict[str, list[float]]:
+def run_variant(variant: str, presses: int, old: Path | None, new: Path | None = None) -> dict[str, list[float]]:
     env = dict(os.environ)
     bench_dir = HERE
     cwd = REPO
@@ -127,6 +140,9 @@ def run_variant(variant: str, presses: int, old: Path | None) -> dict[str, list[
             raise SystemExit("--old WORKTREE is needed for the 'old' variant")
         env["PYTHONPATH"] = str(_old_package(old))
         bench_dir, cwd = old / "benchmarks", old
+    elif new is not None:
+        env["PYTHONPATH"] = str(_old_package(new))
+        bench_dir, cwd = new / "benchmarks", new
     done = subprocess.run([str(PYTHON), str(Path(__file__).resolve()), "--child", variant, "--presses", str(presses),
                            "--bench-dir", str(bench_dir)], env=env, cwd=cwd, capture_output=True, text=True,
                           check=False)
@@ -172,8 +188,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--presses", type=int, default=24, help="keys per view per run (default 24)")
-    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=VARIANTS)
+    parser.add_argument("--variants", nargs="+", default=list(VARIANTS), type=_variant)
     parser.add_argument("--old", type=Path, help="git worktree of the older commit (for the 'old' variant)")
+    parser.add_argument("--new", type=Path, help="git worktree of the code to measure as 'new' and its variants "
+                        "(default: this checkout; a worktree keeps other people's unfinished edits out)")
     parser.add_argument("--json", type=Path, help="write the raw per-key times here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--bench-dir", type=Path, default=HERE, help=argparse.SUPPRESS)
@@ -184,7 +202,7 @@ def main(argv: list[str] | None = None) -> None:
     runs: dict[str, list[dict[str, list[float]]]] = {v: [] for v in args.variants}
     for round_number in range(args.rounds):
         for variant in args.variants:
-            runs[variant].append(run_variant(variant, args.presses, args.old))
+            runs[variant].append(run_variant(variant, args.presses, args.old, args.new))
             last = runs[variant][-1]
             print(f"round {round_number + 1} {variant}: "
                   f"{statistics.median([t * 1e3 for s in last.values() for t in s]):.1f} ms", file=sys.stderr,
