@@ -225,13 +225,12 @@ class ViewDrawing:
         if cursor_key is not None and cursor_key in table.rows:
             table.move_cursor(row=table.get_row_index(cursor_key), animate=False)
         if sort_key is None:
-            order = "in the compare list's order"
+            order = "list order; s or a header click sorts (again: reverse); x removes a device"
         else:
             way = "largest" if descending else "smallest"
-            order = f"sorted by {dict(columns).get(sort_key, sort_key)} ({way} first)"
-        set_text(self._w("#compare-caption", Static),
-                 f"{order} (s: next column; click a header: by it, again: reverse; x: remove a device)\n"
-                 f"{PRICE_CAPTION}")
+            order = (f"sorted by {dict(columns).get(sort_key, sort_key)} ({way} first); s: next column, "
+                     "the header again: reverse")
+        set_text(self._w("#compare-caption", Static), f"{order}\n{PRICE_CAPTION}")
 
     def action_compare_sort(self) -> None:
         """Sort Compare by the next column (after the last, back to the compare list's order)."""
