@@ -123,8 +123,8 @@ def compare_lines(catalog: PresetCatalog, r: ExplorerResults, hardware_ids: list
     with no throughput where it does not fit and the smallest TP that would."""
     from roofline.tui.views.compare_data import compare_rows
 
-    lines = [f"{'device':24} {'TP':>3} {'tok/s/seq':>10} {'tok/s total':>12} {'TTFT':>10} {'HBM TB/s':>9}  fits"]
+    lines = [f"{'device':24} {'TP':>3} {'tok/s/seq':>10} {'tok/s total':>12} {'TTFT':>10}  fits"]  # 80 columns
     for row in compare_rows(r, catalog.hardware, hardware_ids, achievable=achievable):
-        name, tp, per_seq, total, ttft, _idle, fits, *_rest, bandwidth, _capacity, _ridge = row.cells()
-        lines.append(f"{name.strip()[:24]:24} {tp:>3} {per_seq:>10} {total:>12} {ttft:>10} {bandwidth:>9}  {fits}")
+        name, tp, per_seq, total, ttft, _idle, fits, *_rest = row.cells()
+        lines.append(f"{name.strip()[:24]:24} {tp:>3} {per_seq:>10} {total:>12} {ttft:>10}  {fits}")
     return lines
