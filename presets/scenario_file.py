@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,8 @@ def expected_type(keys: ScenarioKeys | None, key: str, value: Any) -> type | Non
     return type(value) if isinstance(value, _SCALARS) else str
 
 
-def read_scenario(path: Path, warnings: list[PresetError] | None = None, *, keys: ScenarioKeys | None = None
-                  ) -> dict[str, Any]:
+def read_scenario(path: Path, warnings: list[PresetError] | None = None, *, keys: ScenarioKeys | None = None,
+                  check: Callable[[str, Any], Any] | None = None) -> dict[str, Any]:
     """The ``[scenario]`` table, type-checked; :class:`PresetFileError` says what and where.
 
     Unknown keys are ignored and reported in ``warnings`` when a list is given: the first
@@ -63,8 +63,11 @@ def read_scenario(path: Path, warnings: list[PresetError] | None = None, *, keys
                                               f"must be {expected.__name__}, got {clip_repr(value)}"))
         if expected is float and not math.isfinite(value):
             raise PresetFileError(PresetError(str(path), where, key, f"must be finite, got {value!r}"))
-        if expected in (int, float) and value <= 0:
-            raise PresetFileError(PresetError(str(path), where, key, f"must be > 0, got {clip_repr(value)}"))
+        if check is not None:  # the caller's ranges (the input registry's), placed at the key's line
+            try:
+                value = check(key, value)
+            except ValueError as err:
+                raise PresetFileError(PresetError(str(path), where, key, clip(str(err), 200))) from None
         out[key] = value
     if warnings is not None:
         for key in unknown[:MAX_KEY_WARNINGS]:

@@ -152,9 +152,8 @@ class RooflineApp(App):
 def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = None,
                  scenario_file: Path | None = None, detect_hardware: bool = False,
                  catalog: PresetCatalog | None = None) -> int:
-    import sys
-
     import os
+    import sys
 
     # nothing to draw on: exit at once instead of hanging (textual-serve's web driver runs over pipes on purpose)
     if not os.environ.get("TEXTUAL_DRIVER") and not (sys.stdin.isatty() and sys.stdout.isatty()):

@@ -17,6 +17,7 @@ import roofline.tui.app as app_module
 from roofline.presets import builtin_presets_dir, load_catalog, resolve_model
 from roofline.presets.loader import PresetFileError
 from roofline.presets.scenario_file import read_scenario
+from roofline.tui.inputs.file_values import check_file_value
 from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from tests.conftest import run_cli
 
@@ -114,8 +115,8 @@ CONFIG_CASES = [
 ]
 
 SCENARIO_CASES = [
-    case("sc-batch-negative", "batch", "must be > 0, got -1", 4),
-    case("sc-batch-zero", "batch", "must be > 0, got 0", 2),
+    case("sc-batch-negative", "batch", "must be between 1 and 1,048,576, got -1", 4),
+    case("sc-batch-zero", "batch", "must be between 1 and 1,048,576, got 0", 2),
     case("sc-batch-string", "batch", "must be int, got '8'", 3),
     case("sc-batch-bool", "batch", "must be int, got True", 2),
     case("sc-batch-float", "batch", "must be int, got 8.5", 2),
@@ -212,7 +213,7 @@ def test_broken_config_json_raises_preset_file_error(name, key, fragment, line):
 def test_broken_scenario_raises_preset_file_error(name, key, fragment, line):
     path = CORPUS / "scenario" / f"{name}.toml"
     with pytest.raises(PresetFileError) as info:
-        read_scenario(path, keys=FILE_KEY_TYPES)  # the explorer's and the CLI's keys (the input registry)
+        read_scenario(path, keys=FILE_KEY_TYPES, check=check_file_value)  # the explorer's keys and ranges
     _check_error(info.value.error, path, key, fragment, line)
 
 

@@ -331,7 +331,7 @@ def _explorer_form(args: argparse.Namespace):
     from roofline.presets import load_catalog
     from roofline.presets.loader import PresetFileError
     from roofline.presets.scenario_file import read_scenario
-    from roofline.tui.inputs.file_values import form_from_file_values
+    from roofline.tui.inputs.file_values import check_file_value, form_from_file_values
     from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
     from roofline.tui.preferences import load_preferences
 
@@ -347,7 +347,8 @@ def _explorer_form(args: argparse.Namespace):
             raise UsageError(f"--scenario: {err}") from None
         warnings: list = []
         try:
-            form = form_from_file_values(read_scenario(scenario_file, warnings, keys=FILE_KEY_TYPES))
+            values = read_scenario(scenario_file, warnings, keys=FILE_KEY_TYPES, check=check_file_value)
+            form = form_from_file_values(values)
             for warning in warnings:
                 print(f"roofline: warning: {warning}", file=sys.stderr)
         except PresetFileError as err:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from roofline.models.errors import ModelInputError
 from roofline.presets.loader import PresetFileError
-from roofline.tui.inputs.file_values import form_from_file_values, form_to_file_values
+from roofline.tui.inputs.file_values import check_file_value, form_from_file_values, form_to_file_values
 from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
 from roofline.tui.inputs.limits import FIELD_LIMITS
 from roofline.tui.inputs.registry import FILE_KEY_TYPES
@@ -86,7 +86,7 @@ class ScenarioActions:
 
         warnings: list = []
         try:
-            form = form_from_file_values(read_scenario(path, warnings, keys=FILE_KEY_TYPES))
+            form = form_from_file_values(read_scenario(path, warnings, keys=FILE_KEY_TYPES, check=check_file_value))
         except PresetFileError as err:
             self.notify(str(err), severity="error", markup=False)
             return False

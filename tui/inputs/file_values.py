@@ -37,3 +37,12 @@ def form_from_file_values(values: dict[str, Any], base: ScenarioForm | None = No
     from dataclasses import replace
 
     return replace(base or ScenarioForm(), **changes)
+
+
+def check_file_value(key: str, value: Any) -> Any:
+    """A scenario file's value in its input's range (for ``read_scenario(check=...)``, so the error names the line):
+    the value, or ValueError saying why."""
+    spec = BY_FILE_KEY.get(key)
+    if spec is None or spec.name not in FIELD_LIMITS or isinstance(value, bool) or value is None:
+        return value
+    return check_number(spec.name, value)
