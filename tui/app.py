@@ -25,7 +25,7 @@ class RooflineApp(App):
     """Live roofline explorer over :mod:`roofline.models`."""
 
     CSS_PATH = "roofline.tcss"
-    TITLE = "roofline explorer"
+    TITLE = "roofline"  # short: the header also carries the scenario line, which must fit at 80 columns
     BINDINGS = bindings("app")
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,

@@ -37,7 +37,7 @@ class Reading:
 
 
 HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-aggregate", "aggregate tok/s"),
-                    ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms (static batch)"))
+                    ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms (static)"))
 
 
 class Headline(PlainBoxLines, Widget):

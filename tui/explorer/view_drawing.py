@@ -56,7 +56,9 @@ class ViewDrawing:
         self._draw_inputs_summary(r)
         if not self.draw_serving_headline(r):  # serving mode: the frontier's numbers (serving_view.py)
             self._draw_headline(r)
-        self.sub_title = scenario_summary(r.scenario, self.ceiling.estimate_name)  # the header: what is on screen
+        # the header says what is on screen (the screen's title replaces the app's name, which would crowd it out of
+        # 80 columns)
+        self.title = scenario_summary(r.scenario, self.ceiling.estimate_name)
         self.draw_view(self._w("#views", TabbedContent).active)
 
     def draw_view(self, view: str) -> None:
@@ -126,7 +128,7 @@ class ViewDrawing:
         ttft_ms = e.ttft_s * 1e3
         in_seconds = ttft_ms >= 10_000  # 51,758 ms reads as 51.8 s (the verdict switches too)
         ttft_value, ttft_text = (e.ttft_s, f"{e.ttft_s:,.1f}") if in_seconds else (ttft_ms, f"{ttft_ms:,.1f}")
-        ttft_label = f"TTFT {'s' if in_seconds else 'ms'} (static batch)"
+        ttft_label = f"TTFT {'s' if in_seconds else 'ms'} (static)"  # the static batch's, not serving's
         self._w("#headline", Headline).show_all({
             "m-per-seq": (per_seq, f"{per_seq:,.1f}", delta(per_seq, bd and bd.tokens_per_s_per_seq)),
             "m-aggregate": (total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",

@@ -17,12 +17,16 @@ def short_device_name(name: str) -> str:
     return name
 
 
-def scenario_summary(scenario: Scenario, estimate_name: str) -> str:
+def scenario_line_parts(scenario: Scenario, estimate_name: str) -> list[str]:
     hw, m, p, b, par = scenario.hardware, scenario.model, scenario.precisions, scenario.batching, scenario.parallelism
     devices = f"x{par.devices}" + (f" (tp {par.tp}, pp {par.pp})" if par.pp > 1 else "")
-    engine = "" if scenario.engine == "generic" else f" / {scenario.engine}"
-    return (f"{short_device_name(hw.name)} {devices} / {m.name} {p.weights}, KV {p.kv} / batch {b.batch_size:,} / "
-            f"{b.prompt_tokens:,} -> {b.output_tokens:,} / {estimate_name}{engine}")
+    engine = "" if scenario.engine == "generic" else f", {scenario.engine}"
+    return [f"{short_device_name(hw.name)} {devices}", f"{m.name} {p.weights}, KV {p.kv}", f"batch {b.batch_size:,}",
+            f"{b.prompt_tokens:,} -> {b.output_tokens:,}", f"{estimate_name}{engine}"]
+
+
+def scenario_summary(scenario: Scenario, estimate_name: str) -> str:
+    return " / ".join(scenario_line_parts(scenario, estimate_name))
 
 
 def context_warning(scenario: Scenario) -> str:
