@@ -21,7 +21,11 @@ SHOTS = [
     ("ops", "5", ScenarioForm(batch=8)),
     ("compare", "6", ScenarioForm(model_ref="llama-3.1-70b", tp=2, batch=16, price_per_device_hour=2.5)),
     ("history", "7", ScenarioForm(hardware_id="h200")),
+    ("serving", "8", ScenarioForm(model_ref="llama-3.1-70b", tp=4, serving=True, concurrency=32, prompt_tokens=2048,
+                                  output_tokens=300)),
 ]
+TALK_SIZE = (100, 30)  # a projector-friendly size
+TALK_SLIDE = 6  # "What batching does not buy": big numbers and a chart
 
 
 async def shoot(name: str, key: str, form: ScenarioForm) -> Path:
@@ -39,9 +43,37 @@ async def shoot(name: str, key: str, form: ScenarioForm) -> Path:
     return path
 
 
+async def talk_shots() -> list[Path]:
+    """The audience's slide and the presenter's screen, as the two terminals show them."""
+    from roofline.presets import load_catalog
+    from roofline.presets.deck_file import builtin_deck_path, read_deck
+    from roofline.tui.inputs.registry import FILE_KEY_TYPES
+    from roofline.tui.talk.deck import check_deck
+    from roofline.tui.talk.presenter import PresenterApp
+
+    catalog = load_catalog()
+    deck = read_deck(builtin_deck_path(), keys=FILE_KEY_TYPES)
+    app = RooflineApp(catalog=catalog, deck=deck)
+    check_deck(deck, catalog)
+    async with app.run_test(size=TALK_SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*str(TALK_SLIDE), "enter")
+        await pilot.pause()
+        app.save_screenshot(filename="talk-slide.svg", path=str(HERE))
+    presenter = PresenterApp(deck)
+    async with presenter.run_test(size=TALK_SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press(*str(TALK_SLIDE), "enter")
+        await pilot.pause()
+        presenter.save_screenshot(filename="talk-presenter.svg", path=str(HERE))
+    return [HERE / "talk-slide.svg", HERE / "talk-presenter.svg"]
+
+
 async def main() -> None:
     for name, key, form in SHOTS:
         print(await shoot(name, key, form))
+    for path in await talk_shots():
+        print(path)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ The explorer itself (its form, ceilings, baseline, compare list and views) is
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from textual import events
@@ -85,7 +86,10 @@ class RooflineApp(App):
                 self.notify(f"preferences: unknown theme {prefs.theme[:40]!r}", severity="warning", markup=False)
         if prefs.keys:
             self.set_keymap(prefs.keys)  # binding ids (tui/explorer/actions.py) -> keys
-        self.theme_changed_signal.subscribe(self, self._remember_theme)
+        # remember themes the user picks, not the ones Textual sets itself (NO_COLOR switches to an ANSI theme at
+        # start-up): listen only once the first frame is up, and never under NO_COLOR
+        if not os.environ.get("NO_COLOR"):
+            self.call_after_refresh(self.theme_changed_signal.subscribe, self, self._remember_theme)
 
     def _remember_theme(self, theme) -> None:
         from roofline.tui.preferences import save_theme

@@ -60,3 +60,15 @@ def test_cli_opens_on_the_preferred_hardware_and_model(monkeypatch):
     main(["--hardware", "mi300x"])
     assert (seen[0].hardware_id, seen[0].model_ref) == ("h200", "llama-3.1-70b")
     assert seen[1].hardware_id == "mi300x"
+
+
+async def test_no_color_does_not_overwrite_the_remembered_theme(monkeypatch):
+    """Under NO_COLOR Textual switches to an ANSI theme by itself: that must not become the user's preference."""
+    _path().write_text('theme = "nord"\n')
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = RooflineApp(catalog=CATALOG)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.theme = "textual-light"
+        await pilot.pause()
+    assert load_preferences(_path())[0].theme == "nord"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from roofline.models.history import growth
 from roofline.presets.loader import PresetCatalog
-from roofline.tui.views.formatting import flop_per_byte, gib
+from roofline.tui.views.formatting import flop_per_byte
 from roofline.tui.views.results import ExplorerResults
 
 LABELS = {
@@ -39,8 +39,9 @@ def slide_number(name: str, r: ExplorerResults, catalog: PresetCatalog) -> tuple
     if name == "max_batch":
         return LABELS[name], f"{r.memory.max_batch:,}"
     if name == "memory_fit":
-        verdict = "fits" if r.memory.fits else "DOES NOT FIT"
-        return LABELS[name], f"{gib(r.memory.per_device_bytes)} of {gib(r.memory.capacity_bytes)}: {verdict}"
+        verdict = "fits" if r.memory.fits else "DOES NOT FIT"  # short: a slide's number box is about 20 columns
+        gib_used, gib_cap = r.memory.per_device_bytes / 1024**3, r.memory.capacity_bytes / 1024**3
+        return LABELS[name], f"{gib_used:,.1f}/{gib_cap:,.0f} GiB {verdict}"
     if name in ("growth_compute_x", "growth_bandwidth_x"):
         hw = catalog.hardware
         g = growth(hw["k20x"], hw["h100-sxm"], "bf16") if "k20x" in hw and "h100-sxm" in hw else None
