@@ -276,3 +276,14 @@ def test_console_script_help_and_exit_codes():
         result = subprocess.run([script, *argv], capture_output=True, text=True, timeout=60, env=env)
         assert result.returncode == status, (argv, result.stderr)
         assert "Traceback" not in result.stderr
+
+
+def test_a_scenario_files_value_is_blamed_on_the_file_not_on_a_flag(tmp_path, capsys):
+    """Was: `--tp: 3 does not divide ...` for a file's `tp = 3`, although no --tp was passed."""
+    path = tmp_path / "s.toml"
+    path.write_text("[scenario]\ntp = 3\n")
+    code, out, err = run_cli(["--scenario", str(path)], capsys)
+    assert code == 2 and err.strip() == f"roofline: error: --scenario: {path}: tp: 3 does not divide the model's 32 " \
+                                        "attention heads"
+    code, out, err = run_cli(["--scenario", str(path), "--tp", "5"], capsys)
+    assert code == 2 and err.startswith("roofline: error: --tp: 5 does not divide")  # the flag given wins

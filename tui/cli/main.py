@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
-from roofline.tui.inputs.registry import FILE_KEY_TYPES, flag_for
+from roofline.tui.inputs.registry import FILE_KEY_TYPES, flag_for, input_for_model_error
 
 EXIT_USAGE = 2
 # calibrate --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
@@ -356,12 +356,19 @@ def _explorer_form(args: argparse.Namespace):
         except FormError as err:
             raise UsageError(f"--scenario: {scenario_file}: {err.field}: {err.message}") from None
         scenario_file = None  # already applied to the form
+    from_file = set(values) if args.scenario else set()  # file keys the scenario file set
     form = form_from_args(args, form)
     try:
         catalog = load_catalog()
         form = _canonical_ids(form, catalog)
         build_scenario(form, catalog)
     except FormError as err:
+        from roofline.tui.inputs.file_values import file_key
+
+        key = file_key(input_for_model_error(err.field))
+        if key in from_file and getattr(args, input_for_model_error(err.field), None) is None:
+            # the file's value, not a flag the user did not pass: name the file and its key
+            raise UsageError(f"--scenario: {args.scenario}: {key}: {err.message}") from None
         raise UsageError(f"{flag_for(err.field)}: {err.message}{_id_hint(err.field, form, catalog)}") from None
     return form, scenario_file, catalog
 
