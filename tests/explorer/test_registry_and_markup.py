@@ -54,3 +54,24 @@ def test_the_default_prompt_is_the_cores_everywhere():
     assert BY_NAME["prompt_tokens"].default == Batching().prompt_tokens == ScenarioForm().prompt_tokens
     args = build_parser().parse_args(["report"])
     assert form_from_args(args).prompt_tokens == Batching().prompt_tokens
+
+
+async def test_engine_and_topology_are_explorer_fields():
+    """The serving stack and the TP links reach the explorer's numbers (issue 18: engine shown and chosen)."""
+    from textual.widgets import Select
+
+    app = RooflineApp(ScenarioForm(hardware_id="a100-pcie-80gb", model_ref="llama-3.1-70b", tp=4), catalog=CATALOG)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        expected_generic = app.explorer.results.expected.decode.step_time_s
+        app.query_one("#engine", Select).value = "rocm-eager"
+        await pilot.pause()
+        assert app.explorer.results.scenario.engine == "rocm-eager"
+        assert app.explorer.results.expected.decode.step_time_s > expected_generic  # eager launches cost more
+        app.query_one("#topology", Select).value = "nvswitch"
+        await pilot.pause()
+        assert app.explorer.results.scenario.topology == "nvswitch"
+        app.query_one("#topology", Select).value = "auto"
+        await pilot.pause()
+        assert app.explorer.results.scenario.topology is None
+        assert "rocm-eager" in app.explorer.title  # the header names a non-default engine

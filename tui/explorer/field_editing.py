@@ -31,7 +31,7 @@ class FieldEditing:
         if w is None:
             return
         if isinstance(w, OptionSelect):
-            if value is None and field in ("weights", "activations"):
+            if value is None and field in ("weights", "activations", "topology"):
                 value = "auto"
             with w.prevent(Select.Changed):  # set_options also announces a change (to the first option)
                 w.ensure_option(value)  # a config.json path typed elsewhere

@@ -90,6 +90,12 @@ class HardwarePane(Vertical):
                      "price_per_device_hour"):
             yield _number_field(name, getattr(self._form, name), "preset" if name != "price_per_device_hour"
                                 else "none", integer=False)
+        # the serving stack and the TP group's links, which expected assumes (the registry's choices)
+        yield _field(OptionSelect([(e, e) for e in BY_NAME["engine"].choices], value=self._form.engine,
+                                  allow_blank=False, id="engine", compact=True))
+        topologies = [("from the preset", "auto")] + [(t, t) for t in BY_NAME["topology"].choices]
+        yield _field(OptionSelect(topologies, value=self._form.topology or "auto", allow_blank=False, id="topology",
+                                  compact=True))
         yield StateCheckbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
         yield Static(id="hardware-figures", classes="figures")
 

@@ -175,11 +175,11 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
             self._sync_widget(field, getattr(form, field))
         self.set_form(form)
 
-    @on(Select.Changed, "#hardware_id, #model_ref, #weights, #activations, #kv")
+    @on(Select.Changed, "#hardware_id, #model_ref, #weights, #activations, #kv, #engine, #topology")
     def _select_changed(self, event: Select.Changed) -> None:
         field = event.select.id or ""
         value = event.value
-        if field in ("weights", "activations") and value == "auto":
+        if field in ("weights", "activations", "topology") and value == "auto":
             value = None
         self.set_form(replace(self.form, **{field: value}))
 
