@@ -207,3 +207,26 @@ def test_export_svg_and_html(tmp_path, capsys):
     assert "--export" in capsys.readouterr().err
 
 
+
+
+async def test_d_steps_the_slide_through_devices_and_r_restores():
+    """The device is a live knob too (issue 21): the slide's numbers follow the device, D steps back."""
+    app = RooflineApp(catalog=CATALOG, deck=DECK)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        await pilot.press("1", "enter")  # the idle kitchen: Llama 3.1 8B on one H100
+        await pilot.pause()
+        screen = app.screen
+        original = screen.current
+        assert original.form.hardware_id == "h100-sxm"
+        await pilot.press("d")
+        assert screen.current.form.hardware_id == "h200"
+        # H200: the same FLOP/s and 4.8 TB/s instead of 3.35: the bound's decode speed follows the bandwidth
+        now, before = screen.current.results.bound.decode, original.results.bound.decode
+        ratio = now.tokens_per_s_per_seq / before.tokens_per_s_per_seq
+        assert 1.3 < ratio < 1.5
+        assert "device h100-sxm -> h200" in _footer(screen)
+        await pilot.press("D")
+        assert screen.current.form.hardware_id == "h100-sxm"
+        await pilot.press("d", "r")
+        assert screen.current is original

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roofline.models.errors import ModelInputError
 from roofline.presets.deck_file import Deck, Slide
@@ -87,9 +87,25 @@ def turned(form: ScenarioForm, knob: str, factor: float) -> ScenarioForm:
     return form.with_prompt(max(1, min(int(FIELD_LIMITS["prompt_tokens"][1]), int(form.prompt_tokens * factor))))
 
 
+# the devices `d` / `D` step through on a slide without a compare list of its own
+DEVICE_TOUR = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
+
+
+def next_device(form: ScenarioForm, slide_compare: tuple[str, ...], catalog: PresetCatalog, step: int) -> ScenarioForm:
+    """The form on the next (or previous) device of the slide's compare list, else of :data:`DEVICE_TOUR`; the
+    slide's own device is in the tour too, so stepping round comes back to it."""
+    tour = [h for h in dict.fromkeys((*(slide_compare or DEVICE_TOUR), form.hardware_id)) if h in catalog.hardware]
+    if len(tour) < 2:
+        return form
+    i = tour.index(form.hardware_id) if form.hardware_id in tour else -1
+    return replace(form, hardware_id=tour[(i + step) % len(tour)])
+
+
 def knob_summary(original: ScenarioForm, form: ScenarioForm) -> str:
     """What the live knobs changed, e.g. 'batch 64 -> 128'; '' when nothing."""
     parts = []
+    if form.hardware_id != original.hardware_id:
+        parts.append(f"device {original.hardware_id} -> {form.hardware_id}")
     if form.batch != original.batch:
         parts.append(f"batch {original.batch:,} -> {form.batch:,}")
     if form.prompt_tokens != original.prompt_tokens:

@@ -27,6 +27,7 @@ from roofline.tui.talk.deck import (
     BuiltSlide,
     DeckError,
     knob_summary,
+    next_device,
     rebuild_slide,
     slide_numbers,
     slide_view_text,
@@ -45,6 +46,7 @@ PRESENT_HELP = (
     "  3 Enter                  jump to slide 3\n"
     "  + -                      batch x2, /2 on this slide\n"
     "  ] [                      prompt x2, /2 on this slide\n"
+    "  d D                      next / previous device on this slide\n"
     "  r                        restore the slide's scenario\n"
     "  e                        explorer on this slide (Esc back)\n"
     "  n  t                     notes, time on this screen\n"
@@ -68,6 +70,8 @@ class PresentScreen(TalkScreen):
         *NAVIGATION,
         *[a.binding() for a in ACTIONS if a.id in KNOB_ACTIONS],
         Binding("r", "restore", "restore", show=False),
+        Binding("d", "cycle_device(1)", "device", show=False),
+        Binding("D", "cycle_device(-1)", "device back", show=False),
         Binding("e", "explore", "explorer"),
         Binding("n", "toggle_notes", "notes"),
         Binding("t", "toggle_time", "time"),
@@ -189,8 +193,14 @@ class PresentScreen(TalkScreen):
     def action_scale_prompt(self, factor: float) -> None:
         self._turn("prompt", factor)
 
+    def action_cycle_device(self, step: int) -> None:
+        """The slide on the next device (its compare list, else a tour of common accelerators)."""
+        self._show_form(next_device(self.shown.form, self.shown.slide.compare, self.catalog, step))
+
     def _turn(self, knob: str, factor: float) -> None:
-        form = turned(self.shown.form, knob, factor)
+        self._show_form(turned(self.shown.form, knob, factor))
+
+    def _show_form(self, form) -> None:
         if form == self.shown.form:
             return
         try:
