@@ -74,4 +74,4 @@ async def test_engine_and_topology_are_explorer_fields():
         app.query_one("#topology", Select).value = "auto"
         await pilot.pause()
         assert app.explorer.results.scenario.topology is None
-        assert "rocm-eager" in app.explorer.title  # the header names a non-default engine
+        assert "rocm-eager" in str(app.query_one("#scenario-line").render())  # the top line names the engine

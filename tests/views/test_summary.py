@@ -18,7 +18,7 @@ def test_a_context_past_the_models_maximum_is_named():
 
 
 async def test_the_explorer_header_carries_the_scenario_line():
-    from textual.widgets import Header
+    from textual.widgets import Static
 
     from roofline.tui.app import RooflineApp
     from roofline.tui.inputs.form import ScenarioForm
@@ -26,8 +26,9 @@ async def test_the_explorer_header_carries_the_scenario_line():
     app = RooflineApp(ScenarioForm(prompt_tokens=200_000))
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
-        assert app.query_one(Header).screen_title == scenario_summary(app.explorer.results.scenario, "bound")
+        line = str(app.query_one("#scenario-line", Static).render())
+        assert line == scenario_summary(app.explorer.results.scenario, "bound")
         await pilot.press("a")
         await pilot.pause()
-        assert app.query_one(Header).screen_title.endswith("/ expected")
+        assert str(app.query_one("#scenario-line", Static).render()).endswith("/ expected")
         assert "past Llama 3.1 8B's maximum" in str(app.query_one("#memory-bar").render())

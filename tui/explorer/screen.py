@@ -14,7 +14,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.lazy import Lazy
-from textual.widgets import Checkbox, DataTable, Header, Input, Select, Static, TabbedContent, TabPane
+from textual.widgets import Checkbox, DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from roofline.models.errors import ModelInputError
 from roofline.models.history import METRIC_LABELS
@@ -81,7 +81,6 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
     invalid_fields = property(lambda self: self.problems.invalid, doc="field -> its status message, latest last")
     # ---- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
         with Horizontal(id="body"):
             with VerticalScroll(id="inputs"):
                 yield Static(id="input-status")  # narrow terminals: field problems where the fields are
@@ -89,6 +88,9 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
                 yield WorkloadPane(self.catalog, self.form)
                 yield BatchingPane(self.form)
             with Vertical(id="results"):
+                # what is on screen, one line (views/summary.py): over the results, not a Textual Header (whose
+                # title change lays the whole screen out again) and not across the inputs (a key would repaint them)
+                yield Static(id="scenario-line", markup=False)
                 yield Headline(id="headline")
                 yield Verdict(id="verdict")
                 yield WrappedText(id="memory-bar")

@@ -56,9 +56,8 @@ class ViewDrawing:
         self._draw_inputs_summary(r)
         if not self.draw_serving_headline(r):  # serving mode: the frontier's numbers (serving_view.py)
             self._draw_headline(r)
-        # the header says what is on screen (the screen's title replaces the app's name, which would crowd it out of
-        # 80 columns)
-        self.title = scenario_summary(r.scenario, self.ceiling.estimate_name)
+        # the top line says what is on screen (set_text: a repaint of that line, no layout)
+        set_text(self._w("#scenario-line", Static), scenario_summary(r.scenario, self.ceiling.estimate_name))
         self.draw_view(self._w("#views", TabbedContent).active)
 
     def draw_view(self, view: str) -> None:
