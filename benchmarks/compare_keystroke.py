@@ -30,6 +30,9 @@ tui/ is edited for it):
 - ``fixed-header``: the header's sub-title (the scenario summary, view_drawing.redraw) stays as it was first set.
   ``Screen.sub_title`` is a reactive that repaints the whole screen, and the header re-lays itself out, on every
   change: the summary names the batch, so each key became a full-screen paint.
+- ``header-no-repaint``: the proposed fix: the explorer screen's ``sub_title`` is a reactive that does not repaint
+  the screen (``Reactive(None, compute=False, repaint=False)``); the Header, which watches it, still shows each
+  new summary.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ VARIANTS = ("new", "old", "off", "no-plain-box", "no-priority", "no-pacing", "fr
             "fixed-header")
 # one change each; a variant may join several with "+" (fixed-header+no-plain-box); "freeze" alone also turns
 # gc_pacing off, "freeze+pacing" keeps it
-PATCHES = ("fixed-header", "no-plain-box", "no-priority", "no-pacing", "freeze", "pacing")
+PATCHES = ("fixed-header", "header-no-repaint", "no-plain-box", "no-priority", "no-pacing", "freeze", "pacing")
 
 
 def _old_package(worktree: Path) -> Path:
@@ -97,6 +100,15 @@ def _patch(variant: str) -> None:
         from roofline.tui.perf import switch
 
         switch.start_collection_pacing = lambda app, screen: None
+    if "header-no-repaint" in parts:  # the proposed fix: the sub-title still changes, the Header still shows it
+        from textual.reactive import Reactive
+
+        from roofline.tui.explorer.screen import ExplorerScreen
+
+        quiet = Reactive(None, compute=False, repaint=False)
+        quiet.__set_name__(ExplorerScreen, "sub_title")
+        ExplorerScreen.sub_title = quiet
+        ExplorerScreen._reactives = {**ExplorerScreen._reactives, "sub_title": quiet}
     if "fixed-header" in parts:
         from roofline.tui.explorer import view_drawing
 
