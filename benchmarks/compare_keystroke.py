@@ -82,10 +82,13 @@ def _patch(variant: str) -> None:
 
     parts = set(variant.split("+"))
 
-    if "no-plain-box" in parts:
-        from roofline.tui.perf import plain_box
-
-        plain_box._ENABLED = False
+    if "no-plain-box" in parts:  # measured before the bypass was removed (issue 17): a no-op on this code
+        try:
+            from roofline.tui.perf import plain_box
+        except ImportError:
+            print("no-plain-box: no styles-cache bypass in this code (removed after the measurement)", file=sys.stderr)
+        else:
+            plain_box._ENABLED = False
     if "no-priority" in parts:
         from dataclasses import replace
 

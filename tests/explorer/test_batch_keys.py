@@ -1,6 +1,6 @@
-"""The batch and context keys (priority bindings, for speed) reach the same places as ordinary bindings would:
-the explorer when nothing on screen types them, the focused field or search when something does, and nothing
-under a dialog, the help or the palette."""
+"""The batch and context keys reach the explorer when nothing on screen types them, the focused field or search
+when something does, and nothing under a dialog, the help or the palette.
+"""
 
 from __future__ import annotations
 
@@ -74,24 +74,3 @@ async def test_dialogs_help_and_palette_keep_the_keys():
         await pilot.press("plus")
         await pilot.pause()
         assert app.explorer.form.batch == 32
-
-
-async def test_the_app_takes_the_batch_key_without_sending_it_down_the_focus_chain(monkeypatch):
-    """The point of the priority: a `+` with the inputs pane focused is handled without being forwarded."""
-    app = _app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        focused = app.focused
-        assert focused is not None and focused.id == "inputs"
-        forwarded = []
-        original = focused._forward_event
-
-        def spy(event):
-            forwarded.append(getattr(event, "key", None))
-            return original(event)
-
-        monkeypatch.setattr(focused, "_forward_event", spy)
-        await pilot.press("plus", "p")
-        await pilot.pause()
-        assert app.explorer.form.batch == 32
-        assert "plus" not in forwarded and "p" in forwarded  # an ordinary binding still goes the long way

@@ -143,31 +143,3 @@ async def test_light_themes_draw_named_colours_dark_enough_to_read():
         step_colours = {seg.style.color.triplet for row in chart._current_rows() for seg in row
                         if "@" in seg.text and seg.style.color is not None and seg.style.color.triplet}
         assert (0, 115, 0) in {tuple(c) for c in step_colours}  # the decode step's green, darkened
-
-
-async def test_chart_rows_painted_directly_equal_textuals_styles_cache():
-    """Each chart view, dark and light, whole and cropped: the direct path gives Textual's strips."""
-    from textual.widget import Widget
-
-    from roofline.tui.explorer.charts import _Chart
-
-    app = RooflineApp(ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16))
-    compared = 0
-    async with app.run_test(size=(160, 50)) as pilot:
-        for theme in ("textual-dark", "textual-light"):
-            app.theme = theme
-            for view in ("1", "2", "3", "4", "7"):
-                await pilot.press(view, "+")
-                await pilot.pause()
-                for chart in app.query(_Chart):
-                    if not chart.display or not chart.region.width:
-                        continue
-                    assert chart._plain_box()
-                    width, height = chart.size
-                    for crop in (Region(0, 0, width, height), Region(3, 2, width - 10, 5)):
-                        chart._styles_cache.clear()
-                        theirs = Widget.render_lines(chart, crop)
-                        ours = chart.render_lines(crop)
-                        assert [list(s) for s in ours] == [list(s) for s in theirs], (theme, view, crop)
-                        compared += 1
-    assert compared >= 16

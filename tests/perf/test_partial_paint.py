@@ -97,7 +97,6 @@ async def test_widgets_beside_the_changes_are_not_rendered(monkeypatch):
     from textual.widget import Widget
 
     from roofline.tui.explorer.ops_table import OpsTable
-    from roofline.tui.perf.plain_box import PlainBoxLines
 
     rendered: list[str] = []
 
@@ -117,7 +116,6 @@ async def test_widgets_beside_the_changes_are_not_rendered(monkeypatch):
                             OpsTable.refresh(table, *regions, **kw))
         refreshed: list = []
         monkeypatch.setattr(Widget, "render_lines", recording(Widget.render_lines))  # Textual's path
-        monkeypatch.setattr(PlainBoxLines, "_plain_lines", recording(PlainBoxLines._plain_lines))  # the direct one
         await pilot.press("plus")
         await pilot.pause()
     assert refreshed and all(refreshed), "the table's changed rows, each a region of its own (not the whole table)"

@@ -2,9 +2,9 @@
 table all come from :data:`ACTIONS` (tests/explorer/test_actions.py fails when the README disagrees).
 
 Each :class:`Action` has an id (``batch.double``: stable, for user key overrides), its keys, the action it runs,
-a short footer label and a help sentence. ``priority`` keys are taken by the explorer's screen as they arrive
-(before the focused field); the screen hands them back to a field that types them (see
-``ExplorerScreen.check_action``).
+a short footer label and a help sentence. No key is a priority binding: measured side by side, taking the batch
+keys before the focused widget saved nothing (benchmarks/README.md, issue 17), so a field that types a key gets it
+first, and ``ExplorerScreen.check_action`` shows such keys dimmed in the footer while it has focus.
 """
 
 from __future__ import annotations
@@ -35,13 +35,13 @@ class Action:
 
 ACTIONS: tuple[Action, ...] = (
     Action(id="batch.double", keys="plus,equals_sign", action="scale_batch(2)", footer="batch x2", shown_keys="+",
-           help="double the batch", priority=True),
+           help="double the batch"),
     Action(id="batch.halve", keys="minus", action="scale_batch(0.5)", footer="batch /2", shown_keys="-",
-           help="halve the batch", priority=True),
+           help="halve the batch"),
     Action(id="prompt.double", keys="right_square_bracket", action="scale_prompt(2)", footer="prompt x2",
-           shown_keys="]", help="double the prompt (the context decode starts from)", priority=True),
+           shown_keys="]", help="double the prompt (the context decode starts from)"),
     Action(id="prompt.halve", keys="left_square_bracket", action="scale_prompt(0.5)", footer="prompt /2",
-           shown_keys="[", help="halve the prompt", priority=True),
+           shown_keys="[", help="halve the prompt"),
     Action(id="baseline.pin", keys="p", action="pin_baseline", footer="baseline", shown_keys="p",
            help="pin the scenario as a baseline (numbers then show the change); again to unpin"),
     Action(id="ceilings.toggle", keys="a", action="toggle_ceilings", footer="ceilings", shown_keys="a",

@@ -20,7 +20,6 @@ from textual_plotext import PlotextPlot
 from roofline.models.estimate import Ceilings
 from roofline.models.sweeps import BatchSweep, ContextSweep
 from roofline.tui.perf import switch
-from roofline.tui.perf.plain_box import PlainBoxLines
 from roofline.tui.perf.plotext_rows import ChartRow
 from roofline.tui.views.chart_data import MemoryByBatch
 from roofline.tui.views.chart_series import (  # noqa: F401 (re-exported for tests)
@@ -81,7 +80,7 @@ def message_rows(text: str, width: int, height: int, style) -> list[ChartRow]:
     return rows
 
 
-class _Chart(PlainBoxLines, PlotextPlot):
+class _Chart(PlotextPlot):
     """A plot redrawn from its last data; a new data set repaints only the rows that changed.
 
     plotext keeps state between builds (ticks, scales), so a figure built twice at two sizes
@@ -154,11 +153,10 @@ class _Chart(PlainBoxLines, PlotextPlot):
         return rows_to_text(self._current_rows())
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The chart's rows for ``crop``; a chart is a plain box, painted past Textual's styles cache (plain_box).
-        The rows and width are looked up once for all lines."""
+        """The chart's rows for ``crop``; the rows and width are looked up once for all lines."""
         self._painting = (self._current_rows(), self.size.width)
         try:
-            return super().render_lines(crop)  # plain_box's choice of path
+            return super().render_lines(crop)
         finally:
             self._painting = None
 

@@ -14,8 +14,6 @@ from textual.renderables.digits import Digits as DigitsRenderable
 from textual.strip import Strip
 from textual.widget import Widget
 
-from roofline.tui.perf.plain_box import PlainBoxLines
-
 
 def _short(value: float) -> str:
     """Digits-friendly: 4 significant figures, thousands as k."""
@@ -40,7 +38,7 @@ HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-aggregate", "aggregat
                     ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms (static)"))
 
 
-class Headline(PlainBoxLines, Widget):
+class Headline(Widget):
     """The four headline numbers side by side, drawn by one widget.
 
     Each column shows a label, the number in three-row digits (Textual's glyphs) or, when ``compact`` (narrow
@@ -50,7 +48,6 @@ class Headline(PlainBoxLines, Widget):
     """
 
     COMPONENT_CLASSES = {"headline--label", "headline--digits", "headline--value", "headline--delta"}
-    PLAIN_SIDE_PADDING = True
     compact: reactive[bool] = reactive(False, layout=True)
 
     def __init__(self, **kwargs) -> None:
@@ -77,11 +74,10 @@ class Headline(PlainBoxLines, Widget):
         return 1 + (1 if self.compact else 3) + (1 if any(r.delta for r in self.readings.values()) else 0)
 
     def render_lines(self, crop: Region) -> list[Strip]:
-        """The lines built (or found) once for all the rows of ``crop``; painted as a plain box (plain_box) when
-        the styles allow, else through Textual's styles cache."""
+        """The lines built (or found) once for all the rows of ``crop``, painted by Textual."""
         self._painting = self._current_lines()
         try:
-            return super().render_lines(crop)  # plain_box's choice of path
+            return super().render_lines(crop)
         finally:
             self._painting = None
 
@@ -136,7 +132,7 @@ class Headline(PlainBoxLines, Widget):
         return lines
 
 
-class WrappedText(PlainBoxLines, Widget):
+class WrappedText(Widget):
     """A few lines of text wrapped to the widget's width, drawn through the line API.
 
     For text that changes on every keystroke (the verdict, the memory bar): the wrapped lines are built once per
@@ -144,7 +140,6 @@ class WrappedText(PlainBoxLines, Widget):
     ``render()`` returns the Rich Text shown (what tests and screen readers of the DOM look at).
     """
 
-    PLAIN_SIDE_PADDING = True
     DEFAULT_CSS = """
     WrappedText {
         width: 1fr;
@@ -198,11 +193,10 @@ class WrappedText(PlainBoxLines, Widget):
 
     def render_lines(self, crop: Region) -> list[Strip]:
         """The inherited style looked up once for all the lines (an ancestor's class change reaches this widget as
-        a repaint, not as notify_style_update: the style is part of the lines' key); painted as a plain box
-        (plain_box) when the styles allow, else through Textual's styles cache."""
+        a repaint, not as notify_style_update: the style is part of the lines' key)."""
         self._paint_base = self.rich_style
         try:
-            return super().render_lines(crop)  # plain_box's choice of path
+            return super().render_lines(crop)
         finally:
             self._paint_base = None
 

@@ -23,7 +23,6 @@ from roofline.models.context_sums import decode_context_range
 from roofline.models.estimate import Ceilings, time_op
 from roofline.models.inference import mean_decode_context
 from roofline.models.ops import Op
-from roofline.tui.perf.plain_box import PlainBoxLines
 from roofline.tui.views.formatting import duration, flop_per_byte, si
 from roofline.tui.views.results import ExplorerResults
 
@@ -84,7 +83,7 @@ def format_rows(header: list[str], rows: list[list[str]]) -> list[str]:
     return [line(header), *(line(cells) for cells in rows)]
 
 
-class OpsTable(PlainBoxLines, ScrollView, can_focus=True):
+class OpsTable(ScrollView, can_focus=True):
     """A fixed header line, then one line per row; up/down/page/home/end or a click move the cursor."""
 
     COMPONENT_CLASSES = {"ops-table--header", "ops-table--cursor", "ops-table--odd"}
@@ -171,8 +170,8 @@ class OpsTable(PlainBoxLines, ScrollView, can_focus=True):
         """Textual's, with the width, scroll offsets and styles looked up once for all the lines it asks for
         (per line they cost more than the line: a keystroke repaints every row whose numbers changed)."""
         self._painting = self._paint_context()
-        try:  # without scrollbars the table is a plain box: painted past Textual's styles cache (plain_box)
-            return super().render_lines(crop)  # plain_box's choice of path
+        try:
+            return super().render_lines(crop)
         finally:
             self._painting = None
 

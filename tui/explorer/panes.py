@@ -18,7 +18,6 @@ from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.inputs.limits import MAX_INPUT_CHARS
 from roofline.tui.inputs.registry import BY_NAME, SERVING_INPUTS, label
-from roofline.tui.perf.plain_box import PlainBoxLines
 
 
 class StateCheckbox(Checkbox):
@@ -46,9 +45,9 @@ def _number_field(field_id: str, value: float | int | None, placeholder: str = "
     return _field(_number_input(field_id, value, placeholder, integer))
 
 
-class FieldInput(PlainBoxLines, Input):
-    """An Input whose new text repaints it without laying the screen out again, past Textual's styles cache when
-    compact (a plain box: plain_box; the batch field repaints on every ``+``).
+class FieldInput(Input):
+    """An Input whose new text repaints it without laying the screen out again (the batch field repaints on
+    every ``+``).
 
     Textual's Input sets its virtual size to the width of its text on every change, and a widget's virtual size
     asks for a layout of the whole screen when it changes: 64 -> 128 in the batch field cost a layout pass

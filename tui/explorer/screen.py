@@ -48,7 +48,6 @@ NARROW_WIDTH = 100
 SHORT_HEIGHT = 36  # below this the History view scrolls its charts instead of squashing them
 COMPARE_DEFAULT = ("h100-sxm", "h200", "b200", "mi300x", "a100-sxm4-80gb", "l40s")
 LAZY_VIEWS = frozenset({"ops", "compare", "history", "serving"})
-_PRIORITY_ACTIONS = frozenset({"scale_batch", "scale_prompt"})
 # keys that type text while a field has focus: shown dimmed in the footer then (escape leaves the field)
 _TYPED_IN_FIELDS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_ceilings", "toggle_inputs",
                               "compare_remove", "compare_sort", "explain_gap", "show_view", "toggle_live"})
@@ -231,10 +230,9 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
     def check_action(self, action: str, parameters: tuple) -> bool | None:
         """While a field has focus the keys that type text belong to it and are shown dimmed (None)."""
         focused = self.focused
-        if action in _PRIORITY_ACTIONS and focused is not None and focused.check_consume_key("plus", "+"):
+        if action in _TYPED_IN_FIELDS and (isinstance(focused, Input) or (
+                focused is not None and focused.check_consume_key("plus", "+"))):
             return None  # typed into a field or a select's search (they take printable keys)
-        if action in _TYPED_IN_FIELDS and isinstance(focused, Input):
-            return None
         return True
 
     def on_key(self, event: events.Key) -> None:
