@@ -10,15 +10,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from rich.segment import Segment
 from rich.style import Style
-from rich.text import Text
 from textual.geometry import Region
 from textual.strip import Strip
 from textual_plotext import PlotextPlot
 
 from roofline.models.estimate import Ceilings
 from roofline.models.sweeps import BatchSweep, ContextSweep
+from roofline.tui.explorer.chart_rows import (  # noqa: F401 (re-exported for tests)
+    MIN_CHART_HEIGHT,
+    MIN_CHART_WIDTH,
+    PLOT_FRAME_ROWS,
+    UNBUILT_CHART_SIZE,
+    even_decades,
+    message_rows,
+    rows_to_text,
+)
 from roofline.tui.perf import switch
 from roofline.tui.perf.plotext_rows import ChartRow
 from roofline.tui.views.chart_data import MemoryByBatch
@@ -32,53 +39,6 @@ from roofline.tui.views.chart_series import (  # noqa: F401 (re-exported for tes
 from roofline.tui.views.formatting import flop_per_byte, si
 
 switch.install_plotext_speedups()  # a rebuild per keystroke: plotext's slowest helpers, when verified
-
-def rows_to_text(rows: list[ChartRow]) -> Text:
-    """The chart as one Rich Text (for ``render`` and for tests that read what a chart shows)."""
-    return Text("\n", no_wrap=True, overflow="crop").join(
-        Text.assemble(*((seg.text, seg.style) for seg in row), no_wrap=True, overflow="crop") for row in rows)
-
-
-UNBUILT_CHART_SIZE = (100, 24)  # what draw() assumes when no build gave it a size (tui/cli/present.py's handout)
-PLOT_FRAME_ROWS = 5  # title, top and bottom frame, x tick labels, axis labels: rows that are not plot area
-
-
-def even_decades(y_low: float, data_top: float, rows: int, headroom_rows: int) -> tuple[float, float]:
-    """(y_high, rows per decade) for a log10 axis from the whole decade ``y_low``: every decade the same whole number
-    of rows (plotext puts ``y_low`` on the bottom row and ``y_high`` on the top one, rounding in between, so a
-    fractional rows-per-decade gives uneven tick spacing), with at least ``headroom_rows`` rows above ``data_top``
-    (room for a legend and a label)."""
-    rows = max(rows, 2)  # a top row apart from the bottom one, whatever size was asked for
-    span = max(data_top - y_low, 1e-9)
-    whole = math.floor((rows - 1 - headroom_rows) / span)
-    # whole rows per decade, unless one row a decade would leave the top third of a small chart empty
-    if whole >= 2 or (whole == 1 and rows - 1 - span <= max(headroom_rows + 1, (rows - 1) / 3)):
-        return y_low + (rows - 1) / whole, whole
-    # too short for a whole row per decade: the data and the headroom share the rows as they can (uneven ticks)
-    per_decade = max(rows - 1 - headroom_rows, 1) / span
-    return y_low + (rows - 1) / per_decade, per_decade
-
-
-MIN_CHART_WIDTH = 40  # below these a plotext chart's axes and labels overlap its data ("1P0.1" at 80x24 on a slide)
-MIN_CHART_HEIGHT = 8
-
-
-def message_rows(text: str, width: int, height: int, style) -> list[ChartRow]:
-    """A chart's rows holding one centred message instead of a plot (wrapped to the width)."""
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > max(1, width):
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    top = max(0, (height - len(lines)) // 2)
-    rows: list[ChartRow] = [() for _ in range(height)]
-    for i, text_line in enumerate(lines[:height]):
-        rows[min(height - 1, top + i)] = (Segment(text_line[:width].center(width), style),)
-    return rows
-
 
 class _Chart(PlotextPlot):
     """A plot redrawn from its last data; a new data set repaints only the rows that changed.
