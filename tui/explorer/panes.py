@@ -96,7 +96,7 @@ class HardwarePane(Vertical):
         yield _field(OptionSelect(topologies, value=self._form.topology or "auto", allow_blank=False, id="topology",
                                   compact=True))
         yield StateCheckbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
-        yield Static(id="hardware-figures", classes="figures")
+        yield Static(id="hardware-figures", classes="figures", markup=False)
 
 
 class WorkloadPane(Vertical):
@@ -119,7 +119,7 @@ class WorkloadPane(Vertical):
         yield _field(OptionSelect([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
                                         id="kv", compact=True))
         yield _field(FieldInput(placeholder="path to a local config.json", id="config_path", compact=True))
-        yield Static(id="model-summary", classes="figures")
+        yield Static(id="model-summary", classes="figures", markup=False)
 
 
 class BatchingPane(Vertical):

@@ -82,7 +82,7 @@ class ExplorerScreen(FieldEditing, ServingScreen, ScenarioActions, LiveCounters,
     def compose(self) -> ComposeResult:
         with Horizontal(id="body"):
             with VerticalScroll(id="inputs"):
-                yield Static(id="input-status")  # narrow terminals: field problems where the fields are
+                yield Static(id="input-status", markup=False)  # narrow terminals: field problems where the fields are
                 yield HardwarePane(self.catalog, self.form)
                 yield WorkloadPane(self.catalog, self.form)
                 yield BatchingPane(self.form)

@@ -25,16 +25,16 @@ class PresenterScreen(TalkScreen):
         super().__init__(deck, len(deck.slides), link=link, clock=clock, id="presenter-screen")
 
     def compose(self) -> ComposeResult:
-        yield Static(id="too-small")
+        yield Static(id="too-small", markup=False)
         with Vertical(id="presenter"):
             with Horizontal(id="presenter-clock"):
                 yield Vertical(Label("talk"), Digits("00:00", id="clock-elapsed"), classes="clock-box")
                 yield Vertical(Label("this slide"), Digits("00:00", id="clock-slide"), classes="clock-box")
                 yield Vertical(Label(f"slide (of {self.count})"), Digits("1", id="clock-position"), classes="clock-box")
-            yield Static(id="presenter-now")
-            yield Static(id="presenter-notes")
-            yield Static(id="presenter-next")
-            yield Static(id="presenter-footer")
+            yield Static(id="presenter-now", markup=False)
+            yield Static(id="presenter-notes", markup=False)
+            yield Static(id="presenter-next", markup=False)
+            yield Static(id="presenter-footer", markup=False)
 
     def show_slide(self, position: int) -> None:
         self.position = max(0, min(position, self.count - 1))

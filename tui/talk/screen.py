@@ -88,19 +88,19 @@ class PresentScreen(TalkScreen):
         self.title_text = ""
 
     def compose(self) -> ComposeResult:
-        yield Static(id="too-small")
+        yield Static(id="too-small", markup=False)
         with Vertical(id="slide"):
-            yield Static(id="slide-title")
-            yield Static(id="slide-rule")
-            yield Static(id="slide-lines")
+            yield Static(id="slide-title", markup=False)
+            yield Static(id="slide-rule", markup=False)
+            yield Static(id="slide-lines", markup=False)
             yield Horizontal(id="slide-numbers")
             with Vertical(id="slide-view"):
                 for view, chart in CHART_TYPES.items():
                     yield chart(id=f"slide-chart-{view}", classes="slide-chart")
-                yield Static(id="slide-view-text")
+                yield Static(id="slide-view-text", markup=False)
                 yield Static(Text(PRESENT_HELP), id="slide-help")
-            yield Static(id="slide-notes")
-            yield Static(id="slide-footer")
+            yield Static(id="slide-notes", markup=False)
+            yield Static(id="slide-footer", markup=False)
 
     @property
     def current(self) -> BuiltSlide:
