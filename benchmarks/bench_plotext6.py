@@ -131,10 +131,21 @@ def build_5x(width: int, height: int) -> dict[str, list[float]]:
             start = time.perf_counter()
             switch.reset_plot(plt)
             classes[view].draw(stand_in, *args)
-            previous = switch.plot_rows(plt, width, height, THEME, previous, light=False, console=console)
+            previous = switch.plot_rows(plt, width, height, THEME, previous, light=False, console=console,
+                                        public=lambda plt=plt: _public_text(plt, width, height))
             times[view].append(time.perf_counter() - start)
             assert len(previous[1]) == height
     return times
+
+
+def _public_text(plt, width: int, height: int):
+    """What textual-plotext's PlotextPlot.render does with a figure (its size set, then build, decoded by Rich)."""
+    from rich.text import Text
+
+    plt.plotsize(width, height)
+    plt._set_size(width, height)  # textual-plotext does this too (its issue #5): plotsize alone does not take
+    plt.theme(THEME)
+    return Text.from_ansi(plt.build())
 
 
 # ---- plotext 6 (its own venv; nothing of this checkout is imported) ---------------------------------------------

@@ -93,7 +93,8 @@ class _Chart(PlotextPlot):
                 switch.reset_plot(plt)
                 self.draw(*self._last)
             cells, rows = switch.plot_rows(plt, width, height, self._get_plotext_theme_name(self.app.theme),
-                                           previous, light=not self.app.current_theme.dark, console=self.app.console)
+                                           previous, light=not self.app.current_theme.dark, console=self.app.console,
+                                           public=lambda: PlotextPlot.render(self))  # textual-plotext's own
         except (ArithmeticError, IndexError, ValueError) as err:  # plotext on numbers it cannot place: say so
             self._last_build = None
             return message_rows(f"this chart cannot be drawn for these numbers ({type(err).__name__}); the "

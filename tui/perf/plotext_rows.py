@@ -84,11 +84,9 @@ def fast_rows(plt, width: int, height: int, theme_name: str, previous, light: bo
     return matrix_to_rows(plt.monitor.matrix, previous, light=light)
 
 
-def public_rows(plt, width: int, height: int, theme_name: str, console) -> tuple[list, list[ChartRow]]:
-    """plotext's public ``build()`` (an ANSI string), decoded by Rich into rows of segments."""
-    plt.plotsize(width, height)
-    plt.theme(theme_name)
-    text = Text.from_ansi(plt.build(), no_wrap=True, overflow="crop")
+def public_rows(text: Text, height: int, console) -> tuple[list, list[ChartRow]]:
+    """A chart rendered the public way (textual-plotext's ``PlotextPlot.render``: plotext's ``build()`` at the
+    widget's size, decoded by Rich) as rows of segments."""
     rows: list[ChartRow] = []
     for line in text.split("\n", allow_blank=True)[:height]:
         rows.append(tuple(seg for seg in line.render(console) if seg.text and seg.text != "\n"))

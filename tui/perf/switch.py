@@ -101,10 +101,11 @@ def reset_plot(plt) -> None:
         plt.clear_figure()
 
 
-def plot_rows(plt, width: int, height: int, theme_name: str, previous, *, light: bool, console):
-    """(cells, rows of segments) of a plotext figure at a size: see :mod:`roofline.tui.perf.plotext_rows`."""
+def plot_rows(plt, width: int, height: int, theme_name: str, previous, *, light: bool, console, public):
+    """(cells, rows of segments) of a plotext figure at a size: plotext 5's private build steps when verified, else
+    ``public()`` (the widget's own textual-plotext render) decoded: see :mod:`roofline.tui.perf.plotext_rows`."""
     from roofline.tui.perf import plotext_rows
 
     if plotext_speedups():
         return plotext_rows.fast_rows(plt, width, height, theme_name, previous, light)
-    return plotext_rows.public_rows(plt, width, height, theme_name, console)
+    return plotext_rows.public_rows(public(), height, console)
