@@ -7,8 +7,6 @@ user typed, so the status line is plain text, never markup (``[/`` typed into a 
 
 from __future__ import annotations
 
-from rich.text import Text
-
 from roofline.tui.inputs.registry import BY_NAME, label
 
 
@@ -52,8 +50,3 @@ class FieldProblems:
         latest = next(reversed(self.invalid.values()))
         more = len(self.invalid) - 1
         return latest + (f"; {more} more field{'s' if more > 1 else ''} to fix" if more else "")
-
-
-def plain(text: str) -> Text:
-    """User, file and tool text for a widget: never parsed as markup."""
-    return Text(text)

@@ -17,16 +17,13 @@ def short_device_name(name: str) -> str:
     return name
 
 
-def scenario_line_parts(scenario: Scenario, estimate_name: str) -> list[str]:
+def scenario_summary(scenario: Scenario, estimate_name: str) -> str:
     hw, m, p, b, par = scenario.hardware, scenario.model, scenario.precisions, scenario.batching, scenario.parallelism
     devices = f"x{par.devices}" + (f" (tp {par.tp}, pp {par.pp})" if par.pp > 1 else "")
     engine = "" if scenario.engine == "generic" else f", {scenario.engine}"
-    return [f"{short_device_name(hw.name)} {devices}", f"{m.name} {p.weights}, KV {p.kv}", f"batch {b.batch_size:,}",
-            f"{b.prompt_tokens:,} -> {b.output_tokens:,}", f"{estimate_name}{engine}"]
-
-
-def scenario_summary(scenario: Scenario, estimate_name: str) -> str:
-    return " / ".join(scenario_line_parts(scenario, estimate_name))
+    return " / ".join((f"{short_device_name(hw.name)} {devices}", f"{m.name} {p.weights}, KV {p.kv}",
+                       f"batch {b.batch_size:,}", f"{b.prompt_tokens:,} -> {b.output_tokens:,}",
+                       f"{estimate_name}{engine}"))
 
 
 def context_warning(scenario: Scenario) -> str:
