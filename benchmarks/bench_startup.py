@@ -28,7 +28,7 @@ import statistics
 import subprocess
 import sys
 
-from pty_driver import ALT_SCREEN_ON, REPO, VENV_BIN, PtySession, complete_frame, explorer_argv, rows_drawn
+from pty_driver import REPO, VENV_BIN, PtySession, all_rows_drawn_at, complete_frame, explorer_argv
 from run_all import print_table, row
 
 MINIMAL_APP = [str(VENV_BIN / "python"), str(REPO / "benchmarks" / "minimal_app.py")]
@@ -43,14 +43,7 @@ def first_frame(argv: list[str], cols: int = 160, rows: int = 50) -> dict[str, f
         update = session.wait_settled(session.spawned_at, until=complete_frame(rows), timeout=60)
         if session.eof:
             raise RuntimeError(f"{argv[-1]} exited before a complete frame: {update.data[-400:]!r}")
-        # When was the last row first drawn? (information: the frame is not settled yet then)
-        wanted, data, all_rows_at = set(range(1, rows + 1)), b"", None
-        for stamp, chunk in update.chunks:
-            data += chunk
-            start = data.find(ALT_SCREEN_ON)
-            if start >= 0 and wanted <= rows_drawn(data[start:]):
-                all_rows_at = stamp - update.start
-                break
+        all_rows_at = all_rows_drawn_at(update, rows)  # information: the frame is not settled yet then
         return {"settled_s": update.seconds, "all_rows_s": all_rows_at or update.seconds, "bytes": update.nbytes}
 
 

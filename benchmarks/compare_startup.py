@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench_startup import MINIMAL_APP
 from compare_keystroke import _old_package
-from pty_driver import ALT_SCREEN_ON, REPO, VENV_BIN, PtySession, complete_frame, rows_drawn
+from pty_driver import REPO, VENV_BIN, PtySession, all_rows_drawn_at, complete_frame
 
 
 def first_frame(argv: list[str], env: dict[str, str] | None = None, cwd: Path | None = None,
@@ -30,14 +30,8 @@ def first_frame(argv: list[str], env: dict[str, str] | None = None, cwd: Path | 
         update = session.wait_settled(session.spawned_at, until=complete_frame(rows), timeout=60)
         if session.eof:
             raise RuntimeError(f"{argv} exited before a complete frame: {update.data[-400:]!r}")
-        wanted, data, all_rows_at = set(range(1, rows + 1)), b"", update.seconds
-        for stamp, chunk in update.chunks:
-            data += chunk
-            start = data.find(ALT_SCREEN_ON)
-            if start >= 0 and wanted <= rows_drawn(data[start:]):
-                all_rows_at = stamp - update.start
-                break
-        return update.seconds, all_rows_at
+        all_rows_at = all_rows_drawn_at(update, rows)
+        return update.seconds, update.seconds if all_rows_at is None else all_rows_at
 
 
 def programs(old: Path | None, new: Path | None, checkout: bool) -> dict[str, tuple[list[str], dict | None, Path]]:

@@ -218,6 +218,18 @@ class PtySession:
             update.chunks.extend(self.read_for(min(max(wait, 0.001), deadline - now)))
 
 
+def all_rows_drawn_at(update, rows: int) -> float | None:
+    """Seconds from ``update``'s start to when every row 1..rows had been drawn on the alternate screen (the frame
+    may not be settled yet then), or None when some row never was."""
+    wanted, data = set(range(1, rows + 1)), b""
+    for stamp, chunk in update.chunks:
+        data += chunk
+        start = data.find(ALT_SCREEN_ON)
+        if start >= 0 and wanted <= rows_drawn(data[start:]):
+            return stamp - update.start
+    return None
+
+
 def rows_drawn(data: bytes) -> set[int]:
     """1-based rows a Textual frame positioned the cursor on (``ESC [ row ; col H``)."""
     rows = set()
