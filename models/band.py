@@ -25,7 +25,10 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from .engines import engines_for_vendor
+from .estimate import Ceilings, scenario_ceilings
 from .hardware import Hardware
 from .inference import Estimate, GenerationOps, estimate, generation_ops
 from .scenario import Scenario
@@ -136,6 +139,20 @@ def expected_band(scenario: Scenario, ops: GenerationOps | None = None) -> Band:
     hw = scenario.hardware
     return Band(low=low, high=high, engines=band_engines(scenario), mem_bw_fractions=mem_bw_fraction_candidates(hw),
                 matmul_fractions=matmul_fraction_candidates(hw, hw.matmul_peak(scenario.precisions.compute_dtype)[0]))
+
+
+def band_ceilings(scenario: Scenario) -> tuple[Ceilings, ...]:
+    """The ``expected`` ceilings of every band scenario: a sweep builds its ops once (they depend on neither engine
+    nor fractions) and times them under each of these."""
+    return tuple(scenario_ceilings(s, "expected") for s in band_scenarios(scenario))
+
+
+def sweep_span(values: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(smallest, largest) at each point of a sweep: ``values`` holds one array per band scenario, all of one shape
+    (a sweep's step times at each batch or context). Per point this is :func:`span`: each point's time is
+    non-increasing in both fractions, so its extremes lie at the corners as for a single figure."""
+    stacked = np.stack([np.asarray(v, dtype=float) for v in values])
+    return stacked.min(axis=0), stacked.max(axis=0)
 
 
 def metric_band(scenario: Scenario, predict_one: Callable[[Scenario, Estimate], float],

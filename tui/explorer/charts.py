@@ -37,6 +37,7 @@ from roofline.tui.views.chart_series import (  # noqa: F401 (re-exported for tes
     roofline_points,
 )
 from roofline.tui.views.formatting import flop_per_byte, si
+from roofline.tui.views.results import ExpectedRange
 
 switch.install_plotext_speedups()  # a rebuild per keystroke: plotext's slowest helpers, when verified
 
@@ -150,6 +151,12 @@ class _Chart(PlotextPlot):
         chosen = next((v for v in variants if len(v) <= width), variants[-1][:width])
         self.plt.title(chosen)
 
+    def label_beside(self, centred: str, *variants: str) -> str:
+        """The first of ``variants`` that fits left of the centred x label ``centred`` (plotext writes the left y
+        label first and drops a label that would touch another), else the last one."""
+        room = self._build_size[0] // 2 - len(centred) // 2 - 2
+        return next((v for v in variants if len(v) <= room), variants[-1])
+
     def canvas_rows(self) -> int:
         """Rows of the plot area in the build under way: the chart's height less the title, the frame's two lines,
         the x ticks and the axis labels (plotext 5's layout for a chart with a title and labels)."""
@@ -244,13 +251,21 @@ class BatchSweepChart(_Chart):
     """Aggregate and per-sequence decode tokens/s against batch (log2 x, log10 y)."""
 
     def draw(self, sweep: BatchSweep, current_batch: int, current_tokens_per_s: float,
-             current_tokens_per_s_per_seq: float) -> None:
+             current_tokens_per_s_per_seq: float, band: ExpectedRange | None = None) -> None:
         """The scenario's own batch is marked on both curves (``@``, named in the title), not by a line across
         the plot: a line would move through every row of the chart on each ``+``/``-``. The markers are named in
-        the title and the y label rather than a legend, which would cover the start of the per-sequence curve."""
+        the title and the y label rather than a legend, which would cover the start of the per-sequence curve.
+        ``band`` (achievable ceilings only): ``expected``'s range on each curve, drawn under it."""
         plt = self.plt
         x = np.log2(sweep.batches)
         agg, per_seq = np.log10(sweep.tokens_per_s), np.log10(sweep.tokens_per_s_per_seq)
+        lowest, highest = float(per_seq.min()), float(agg.max())
+        if band is not None:
+            pairs = ((band.tokens_per_s_low, band.tokens_per_s_high, "green"),
+                     (band.tokens_per_s_per_seq_low, band.tokens_per_s_per_seq_high, "cyan"))
+            draw_band(plt, np.log2(band.x), [(np.log10(lo), np.log10(hi), color) for lo, hi, color in pairs])
+            lowest = min(lowest, float(np.log10(band.tokens_per_s_per_seq_low).min()))
+            highest = max(highest, float(np.log10(band.tokens_per_s_high).max()))
         # no plotext legend (it sits over the plot's top-left, where the per-sequence curve starts): the y label
         # and the title name the markers
         plt.plot(x.tolist(), agg.tolist(), marker="o", color="green")
@@ -258,7 +273,7 @@ class BatchSweepChart(_Chart):
         here = math.log2(current_batch)
         plt.scatter([here, here], [math.log10(current_tokens_per_s), math.log10(current_tokens_per_s_per_seq)],
                     marker="@", color="orange")
-        y_low, y_high = math.floor(float(per_seq.min())), math.ceil(float(agg.max()))
+        y_low, y_high = math.floor(lowest), math.ceil(highest)
         span = y_high - y_low
         # labels in the top and bottom margins of the plot, clear of the curves (which span min..max)
         if sweep.max_batch_that_fits >= 1:
@@ -275,7 +290,14 @@ class BatchSweepChart(_Chart):
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
         plt.yticks(*ticks)
         plt.xlabel("batch")
-        plt.ylabel("decode tok/s: o aggregate, x per sequence")
+        if band is None:
+            plt.ylabel("decode tok/s: o aggregate, x per sequence")
+        else:
+            plt.ylabel(self.label_beside("batch", f"decode tok/s: o aggregate, x per sequence; {BAND_LABEL}",
+                                         f"tok/s: o aggregate, x per sequence, {BAND_LABEL}",
+                                         "tok/s: o aggregate, x per sequence, . expected range",
+                                         "o aggregate, x per seq., . expected range",
+                                         "o aggregate, x per seq., . range"))
         crossover = ("never compute-bound" if sweep.compute_bound_batch is None
                      else f"compute-bound from B={sweep.compute_bound_batch:,}")
         self.title(f"batch sweep: o aggregate grows, x per-sequence falls; @ B={current_batch:,}; {crossover}",
@@ -287,13 +309,18 @@ class ContextSweepChart(_Chart):
     """Decode tokens/s per sequence against context, and the share of the step spent on KV traffic."""
 
     def draw(self, sweep: ContextSweep, current_context: float, current_tokens_per_s_per_seq: float,
-             current_kv_time_share: float, max_context: int | None = None) -> None:
+             current_kv_time_share: float, max_context: int | None = None, band: ExpectedRange | None = None
+             ) -> None:
         """The context the decode step is shown at is marked with an ``@`` on each curve; the model's maximum
         context (when inside the sweep) as a vertical line. No plotext legend: it covers the top-left, where the
         tok/s curve starts, and marks which axis a series uses with ``L``-shaped glyphs; the axis labels name
-        each curve's marker and the title the rest."""
+        each curve's marker and the title the rest. ``band`` (achievable ceilings only): ``expected``'s range of
+        the tok/s curve, drawn under it."""
         plt = self.plt
         x = np.log2(sweep.contexts)
+        if band is not None:
+            draw_band(plt, np.log2(band.x),
+                      [(band.tokens_per_s_per_seq_low, band.tokens_per_s_per_seq_high, "green")])
         plt.plot(x.tolist(), sweep.tokens_per_s_per_seq.tolist(), marker="o", color="green")
         plt.plot(x.tolist(), (100 * sweep.kv_time_share).tolist(), marker="x", color="yellow", yside="right")
         here = math.log2(current_context)
@@ -307,12 +334,26 @@ class ContextSweepChart(_Chart):
             limit = f"; | model max {shown}"
         plt.xticks(*power_of_two_ticks(float(x[0]), float(x[-1])))
         plt.xlabel("context (tokens)")
-        plt.ylabel("o tok/s per sequence", yside="left")
+        plt.ylabel("o tok/s per sequence" if band is None else self.label_beside(
+            "context (tokens)", f"o tok/s per sequence; {BAND_LABEL}", "o tok/s per sequence; . expected range",
+            "o tok/s/seq; . expected range", "o tok/s/seq, . range"), yside="left")
         plt.ylabel("x KV traffic % of step", yside="right")
         plt.ylim(0, 100, yside="right")
         self.title(f"context sweep: the KV cache takes over; @ this step, context {current_context:,.0f}{limit}",
                    f"KV takes over; @ this step, context {current_context:,.0f}{limit}",
                    f"@ context {current_context:,.0f}{limit}")
+
+
+BAND_LABEL = ". expected range (engines x ceilings)"  # names the band's marker where the markers are named
+
+
+def draw_band(plt, x: np.ndarray, curves: list[tuple[np.ndarray, np.ndarray, str]]) -> None:
+    """``expected``'s band (models/band.py): a low and a high line of ``.`` in each curve's own colour, drawn before
+    the curves so that each curve stays on top where they share a cell (the marker tells them apart under
+    NO_COLOR)."""
+    for low, high, color in curves:
+        for edge in (low, high):
+            plt.plot(x.tolist(), np.asarray(edge).tolist(), marker=".", color=color)
 
 
 class MemoryChart(_Chart):

@@ -38,6 +38,30 @@ class Ceiling(Enum):
         return Ceiling.SPEC if self else Ceiling.ACHIEVABLE
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ExpectedRange:
+    """``expected``'s uncertainty band along a sweep (models/band.py): at each point of ``x`` (the sweep's batches or
+    contexts) the fastest and slowest decode step over the band's engines x corner ceilings, and the rates the charts
+    plot from them (tokens/s per sequence = 1 / step, aggregate = batch / step: the low rate is the slow step's)."""
+
+    x: np.ndarray
+    step_time_s_low: np.ndarray
+    step_time_s_high: np.ndarray
+    tokens_per_s_per_seq_low: np.ndarray
+    tokens_per_s_per_seq_high: np.ndarray
+    tokens_per_s_low: np.ndarray
+    tokens_per_s_high: np.ndarray
+
+
+def _expected_range(x: np.ndarray, batch: np.ndarray | float, steps: list[np.ndarray]) -> ExpectedRange:
+    from roofline.models.band import sweep_span
+
+    fast, slow = sweep_span(steps)
+    return ExpectedRange(x=x, step_time_s_low=fast, step_time_s_high=slow, tokens_per_s_per_seq_low=1.0 / slow,
+                         tokens_per_s_per_seq_high=1.0 / fast, tokens_per_s_low=batch / slow,
+                         tokens_per_s_high=batch / fast)
+
+
 @dataclass(frozen=True, slots=True)
 class ExplorerResults:
     scenario: Scenario
@@ -68,10 +92,40 @@ class ExplorerResults:
                                             crossover_batch=self.compute_bound_batch(achievable))
         return self._sweeps[key]
 
-    def carry_over(self, previous: ExplorerResults | None) -> None:
-        """Take the batch sweeps and compute-bound batches of ``previous`` when only the batch size differs.
+    def batch_band(self) -> ExpectedRange:
+        """``expected``'s band over the batch sweep's batches (models/band.py; computed once, when a chart asks):
+        the sweep's decode steps, its ops built once, timed under each band scenario's ceilings. ``bound`` has no
+        band: it is a ceiling."""
+        key = ("batch band",)
+        if key not in self._sweeps:
+            from roofline.models.band import band_ceilings
+            from roofline.models.inference import decode_step_samples, mean_decode_step_from_ops
 
-        Neither depends on the batch size: the sweep spans batch sizes (up to twice the largest that fits, which
+            batches = self.batch_sweep(True).batches
+            samples = decode_step_samples(self.scenario, batches)
+            steps = [mean_decode_step_from_ops(samples, c) for c in band_ceilings(self.scenario)]
+            self._sweeps[key] = _expected_range(batches, batches, steps)
+        return self._sweeps[key]
+
+    def context_band(self) -> ExpectedRange:
+        """``expected``'s band over the context sweep's contexts at the scenario's batch (as :meth:`batch_band`)."""
+        key = ("context band",)
+        if key not in self._sweeps:
+            from roofline.models.band import band_ceilings
+            from roofline.models.estimate import pass_totals
+
+            contexts = self.context_sweep(True).contexts
+            batch = self.scenario.batching.batch_size
+            ops = build_ops(self.scenario, "decode", batch=batch, context=contexts)  # as context_sweep's, built once
+            steps = [np.broadcast_to(pass_totals(ops, c).time_s, contexts.shape) for c in band_ceilings(self.scenario)]
+            self._sweeps[key] = _expected_range(contexts, float(batch), steps)
+        return self._sweeps[key]
+
+    def carry_over(self, previous: ExplorerResults | None) -> None:
+        """Take the batch sweeps, their band and the compute-bound batches of ``previous`` when only the batch size
+        differs.
+
+        None depends on the batch size: the sweep spans batch sizes (up to twice the largest that fits, which
         the batch size does not change) and the crossover is searched over them. So ``+``/``-`` need not sweep
         again; a sweep is taken only when it spans the same batch sizes as this scenario's would.
         """
@@ -82,7 +136,8 @@ class ExplorerResults:
         if same_but_batch != previous.scenario:
             return
         for key, value in previous._sweeps.items():
-            if key[0] == "crossover" or (key[0] == "batch" and np.array_equal(value.batches, self._batch_range())):
+            swept = value.batches if key[0] == "batch" else value.x if key[0] == "batch band" else None
+            if key[0] == "crossover" or (swept is not None and np.array_equal(swept, self._batch_range())):
                 self._sweeps.setdefault(key, value)
 
     def _batch_range(self) -> np.ndarray:
