@@ -5,20 +5,23 @@ from __future__ import annotations
 import dataclasses
 import itertools
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roofline.models.band import (
+    band_ceilings,
     band_engines,
     band_estimates,
     expected_band,
     hardware_at,
     matmul_fraction_candidates,
     mem_bw_fraction_candidates,
+    sweep_span,
 )
 from roofline.models.estimate import ATTENTION_KERNEL_EFFICIENCY, scenario_ceilings
-from roofline.models.inference import estimate
+from roofline.models.inference import decode_step_samples, estimate, mean_decode_step_from_ops
 from roofline.models.report import scenario_report
 from roofline.models.validation import RowResult, generation_times, predict, with_band
 from roofline.tui.views.report_text import render_markdown, render_text
@@ -106,6 +109,29 @@ def test_band_always_holds_expected(hw, batch, prompt, output, weights):
         for key, value in figures.items():
             assert band.low[phase][key] <= value * (1 + 1e-12), (phase, key)
             assert value <= band.high[phase][key] * (1 + 1e-12), (phase, key)
+
+
+def test_sweep_span_is_the_smallest_and_largest_at_each_point():
+    # by hand: point 0 takes 1 and 3, point 1 takes 5 and 2, point 2 takes 4 twice
+    low, high = sweep_span([np.array([1.0, 5.0, 4.0]), np.array([3.0, 2.0, 4.0])])
+    assert low.tolist() == [1.0, 2.0, 4.0] and high.tolist() == [3.0, 5.0, 4.0]
+
+
+def test_a_swept_band_is_expected_band_at_each_point():
+    """The tpu-v5e runs the generic engine only, with no measured fraction: two band ceilings, at 0.774 and 0.904 of
+    spec bandwidth. A batch sweep's mean decode step timed under them spans, at each batch, what expected_band
+    gives for a scenario at that batch (the sweep and the estimate time the same decode steps)."""
+    s = scenario("tpu-v5e", "llama-3.1-8b", batch=4, prompt=512, output=128)
+    ceilings = band_ceilings(s)
+    spec_bw = ceilings[0].spec_mem_bw_bytes_per_s
+    assert [c.mem_bw_bytes_per_s / spec_bw for c in ceilings] == pytest.approx([0.774, 0.904], rel=1e-12)
+    batches = np.array([1.0, 4.0, 32.0])
+    samples = decode_step_samples(s, batches)
+    low, high = sweep_span([mean_decode_step_from_ops(samples, c) for c in ceilings])
+    for i, b in enumerate(batches):
+        at = expected_band(dataclasses.replace(s, batching=dataclasses.replace(s.batching, batch_size=int(b))))
+        assert low[i] == pytest.approx(at.low["decode"]["step_time_s"], rel=1e-9)
+        assert high[i] == pytest.approx(at.high["decode"]["step_time_s"], rel=1e-9)
 
 
 def test_report_puts_low_and_high_beside_expected():

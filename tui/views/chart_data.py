@@ -23,8 +23,8 @@ GIB = 1024**3
 def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
                baseline: ExplorerResults | None = None) -> tuple:
     """The arguments of the view's chart ``show``/``draw`` call. The batch and context charts under the achievable
-    ceilings end with ``expected``'s band along the sweep (ExplorerResults.batch_band, computed the first time it is
-    shown); under the spec ones with None (``bound`` is a ceiling: no band)."""
+    ceilings take one more, ``expected``'s band along the sweep (ExplorerResults.batch_band, computed the first time
+    it is shown); under the spec ones there is none (``bound`` is a ceiling)."""
     if view == "roofline":
         base = None
         if baseline is not None:
@@ -33,13 +33,14 @@ def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
         return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base, bool(achievable))
     if view == "batch":
         decode = r.chosen(achievable).decode
-        return (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
-                decode.tokens_per_s_per_seq, r.batch_band() if achievable else None)
+        args = (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
+                decode.tokens_per_s_per_seq)
+        return (*args, r.batch_band()) if achievable else args
     if view == "context":
         point = r.context_point(achievable)
-        return (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
-                float(point.kv_time_share[0]), r.scenario.model.max_position_embeddings,
-                r.context_band() if achievable else None)
+        args = (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
+                float(point.kv_time_share[0]), r.scenario.model.max_position_embeddings)
+        return (*args, r.context_band()) if achievable else args
     if view == "memory":
         return (memory_by_batch(r),)
     raise ValueError(f"{view!r} is not a chart view")
