@@ -68,3 +68,9 @@ async def test_the_context_chart_has_the_band_when_achievable_and_none_in_spec_m
         assert "o tok/s per sequence; . expected range" in text
         # the context axis is linear in tok/s: the band's two lines stand apart from the curve for many columns
         assert _plot_area(text).count(".") > 40
+
+
+def test_batch_band_snapshot_achievable(snap_compare):
+    """The Batch view under the achievable ceilings at 160x50: the band's dotted lines under both curves."""
+    assert snap_compare(RooflineApp(ScenarioForm(batch=16), catalog=CATALOG), terminal_size=(160, 50),
+                        press=["2", "a"])
