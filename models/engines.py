@@ -56,6 +56,12 @@ MLC_Q4F16_EFFICIENCY = 6.74e9 * 4.5 / 8 * 191.0 / (0.875 * 1008e9)
 # (MMVQ, CUDA graphs, 2024) are several times faster, and this share made held-out llama.cpp rows 68.8 % off.
 LLAMACPP_2023_GEMV_SHARE = 6.74e9 * 5 / 8 * 75.91 / (0.834 * 2039e9)
 
+# llama.cpp CUDA builds of late 2023 launched the ggml graph kernel by kernel from the host: CUDA graphs came to
+# llama.cpp in 2024 (ggml-org/llama.cpp#6766). An eager loop whose host cannot stay ahead of the GPU pays the host's
+# dispatch per kernel: NVIDIA's "Getting Started with CUDA Graphs" blog measures 9.6 us per short kernel when each
+# launch waits on the host, against 3.4-3.8 us back to back or in a graph.
+EAGER_HOST_KERNEL_OVERHEAD_S = 9.6e-6
+
 # Current llama.cpp builds: llama-bench's standard test (Llama-2-7B Q4_0, 3.56 GiB, -ngl 99, -fa 0, tg128: 128
 # tokens from an empty context), one GPU, from the backends' public scoreboards: CUDA
 # https://github.com/ggml-org/llama.cpp/discussions/15013 and ROCm .../discussions/15021 (figures as transcribed,
@@ -212,6 +218,16 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
            sources={"decode_gemv_bw_share": "ggml-org/llama.cpp#2641 (A100-SXM4-80GB, 7B Q4_1, 75.91 tok/s, build 992)",
                     "kernel_overhead_s": _BLOG},
            notes="one datacenter run of an old build: for llama.cpp figures published in 2023"),
+    Engine(id="llamacpp-2023-12", name="llama.cpp CUDA, late-2023 builds (MMVQ decode, no CUDA graphs)",
+           kernel_overhead_s=EAGER_HOST_KERNEL_OVERHEAD_S, cuda_graphs=False,
+           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0},
+           sources={"kernel_overhead_s": "NVIDIA 'Getting Started with CUDA Graphs' blog: 9.6 us per kernel when "
+                                         "each launch waits on the host; CUDA graphs reached llama.cpp in 2024 "
+                                         "(ggml-org/llama.cpp#6766)",
+                    "decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
+                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128"},
+           notes="for llama.cpp CUDA figures from September 2023 to April 2024: the current builds' GEMV kernels "
+                 "(MMVQ), launched one by one"),
     Engine(id="mlc", name="MLC-LLM (TVM, q4f16 kernels)",
            dequant_efficiency={"int4": MLC_Q4F16_EFFICIENCY}, vendors=("NVIDIA", "AMD", "Apple"),
            sources={"int4": "mlc-ai/llm-perf-bench PR #1 (RTX 4090, Llama-2-7B q4f16_1, 191.0 tok/s)",

@@ -5,14 +5,22 @@ from __future__ import annotations
 import pytest
 
 from roofline.models.engines import (
+    EAGER_HOST_KERNEL_OVERHEAD_S,
     LLAMACPP_2023_GEMV_SHARE,
     LLAMACPP_TG128,
     engine_profile,
     engines_for_vendor,
     llamacpp_share,
 )
+from roofline.models.inference import generation_ops
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
-from roofline.models.validation import ValidationCase, ceilings_with_gemv_share, predict_under, solve_gemv_share
+from roofline.models.validation import (
+    ValidationCase,
+    ceilings_with_gemv_share,
+    predict_under,
+    scenario_ceilings,
+    solve_gemv_share,
+)
 from roofline.presets.loader import load_hardware, load_model
 
 
@@ -68,3 +76,38 @@ def test_engines_for_a_vendor():
     nvidia = {e.id for e in engines_for_vendor("NVIDIA")}
     assert {"generic", "vllm", "sglang", "trtllm", "llamacpp", "mlc"} <= nvidia and "llamacpp-metal" not in nvidia
     assert {e.id for e in engines_for_vendor("AMD")} == {"generic", "gpt-fast", "mlc", "llamacpp-rocm", "rocm-eager"}
+
+
+def _decode_step_s(engine: str, weights: str) -> float:
+    """The mean decode step of llama-bench's tg128 for Llama-2-7B on an A100 80GB PCIe under ``engine``."""
+    model = load_model("llama-2-7b")
+    scenario = Scenario(hardware=load_hardware("a100-pcie-80gb"), model=model,
+                        precisions=released_precisions(model, weights=weights, kv="fp16"),
+                        batching=Batching(batch_size=1, prompt_tokens=1, output_tokens=128),
+                        parallelism=Parallelism(tp=1, pp=1), engine=engine)
+    return 1.0 / predict_under(scenario, scenario_ceilings(scenario, "expected"), "decode_tokens_per_s_per_seq")
+
+
+def test_the_late_2023_profile_launches_kernels_one_by_one():
+    """llamacpp-2023-12 is current llama.cpp's GEMV share with the host's dispatch per kernel (9.6 us, NVIDIA's CUDA
+    Graphs blog) instead of the graph rate (4 us). Same ops, same bytes: the decode steps differ by exactly
+    (9.6 - 4) us times the kernels of one step."""
+    late, now = engine_profile("llamacpp-2023-12"), engine_profile("llamacpp")
+    assert late.kernel_overhead_s == EAGER_HOST_KERNEL_OVERHEAD_S == pytest.approx(9.6e-6) and not late.cuda_graphs
+    assert late.decode_gemv_bw_share == now.decode_gemv_bw_share
+    kernels = sum(op.count for op in generation_ops(_tg128("a100-pcie-80gb")).decode_steps
+                  if op.kind != "collective")
+    assert 300 < kernels < 400
+    difference_s = _decode_step_s("llamacpp-2023-12", "q4_0") - _decode_step_s("llamacpp", "q4_0")
+    assert difference_s == pytest.approx(kernels * 5.6e-6, rel=1e-6)
+
+
+def test_the_late_2023_profile_against_an_independent_a100_run():
+    """ggml-org/llama.cpp#6017 (March 2024, before CUDA graphs): Llama-2-7B F16 tg128 at 74.77 tok/s on one A100
+    80GB PCIe, 13.37 ms a token; no figure of that run set any factor. By hand: 6.74e9 weights x 2 B = 13.5 GB at the
+    preset's achievable bandwidth (1935 GB/s x 0.875 = 1.69 TB/s) x 1.064 is about 7.5 ms, plus about 355 kernels x
+    9.6 us = 3.4 ms: about 11 ms, 18 % fast. The current-build profile (4 us a kernel) says about 9 ms, 33 % fast."""
+    measured_s = 1 / 74.77
+    late_s, now_s = _decode_step_s("llamacpp-2023-12", "fp16"), _decode_step_s("llamacpp", "fp16")
+    assert 10.5e-3 < late_s < 11.5e-3 and 8.5e-3 < now_s < 9.5e-3
+    assert abs(late_s / measured_s - 1) < abs(now_s / measured_s - 1)
