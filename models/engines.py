@@ -98,6 +98,14 @@ def llamacpp_share(backend: str) -> float:
     return _median([share for _, b, _, share in LLAMACPP_TG128 if b == backend])
 
 
+# MLX (Apple's array framework, mlx-lm), affine group-wise 4-bit weights (group 64: 4.5 bits a weight). Kernel
+# timings with fresh weights each run: one 5120 x 17408 layer at batch 1 streams its 4-bit weights at about 398 GB/s
+# on an M3 Max (ml-explore/mlx#3852, MLX 0.32: the 400 GB/s spec), its bf16 weights at 80 % of spec on an M3 Ultra
+# (ml-explore/mlx#4265): the 4-bit kernel streams at least as fast as the 16-bit one, so 1.0 (as Marlin's). Whole-model
+# runs on one M2 Ultra give 0.89 (Llama-3-70B 4-bit 14.9 tok/s x 39.1 GB = 583 GB/s, MLX 0.13, mlx-examples#776;
+# bf16 4.7 tok/s x 139 GB = 653 GB/s five months later, mlx-examples#1069), with the MLX version changed between them.
+MLX_INT4_EFFICIENCY = 1.0
+
 # Custom all-reduce latency, small messages (<= 32 KB) on H100 NVLink, TP 2-8, without CUDA graphs
 # (sgl-project/sglang#2904): vLLM's kernel 8.5-11.8 us, SGLang's (adapted from TensorRT-LLM's) 3.7-7.8 us. The
 # midpoints of the <= 4 KB rows: 9 us and 5 us.
@@ -233,6 +241,12 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
            sources={"int4": "mlc-ai/llm-perf-bench PR #1 (RTX 4090, Llama-2-7B q4f16_1, 191.0 tok/s)",
                     "kernel_overhead_s": _BLOG},
            notes=f"per-kernel cost and other formats: {_NO_FIGURE}"),
+    Engine(id="mlx", name="MLX / mlx-lm (Apple silicon, affine group-wise 4-bit)",
+           dequant_efficiency={"int4": MLX_INT4_EFFICIENCY}, vendors=("Apple",),
+           sources={"int4": "ml-explore/mlx#3852 (M3 Max, a 4-bit layer at about 398 GB/s, the spec rate) and "
+                            "#4265 (bf16 layer at 80 % of spec): 4-bit streams at the 16-bit rate",
+                    "kernel_overhead_s": _BLOG},
+           notes=f"MLX's 4-bit format stores 4.5 bits a weight (the int4 preset 4.16); per-kernel cost: {_NO_FIGURE}"),
     Engine(id="rocm-eager", name="ROCm stack in eager mode (vLLM/SGLang on AMD without graphs)",
            kernel_overhead_s=ROCM_EAGER_KERNEL_OVERHEAD_S, cuda_graphs=False, vendors=("AMD",),
            sources={"kernel_overhead_s": "pytorch/pytorch#196920 (MI308X, launch-bound GEMMs 11.1-11.5 us)"},

@@ -34,7 +34,7 @@ OPTIONAL_COLUMNS = ("engine", "family", "concurrency", "rate")
 @dataclass(frozen=True, slots=True)
 class MeasurementRow:
     """One measurement. ``scenario.engine`` is the engine it is scored with; ``stated_engine`` the file's (an engine
-    with no profile, e.g. ``mlx``, is scored with the default and keeps its name here). ``concurrency`` and
+    with no profile, e.g. ``exllama``, is scored with the default and keeps its name here). ``concurrency`` and
     ``rate_per_s``: a serving benchmark's (``None``: a static batch; ``rate_per_s`` None: all requests at once)."""
 
     id: str

@@ -92,9 +92,16 @@ def test_heldout_rows_keep_their_engine_and_family(capsys):
     assert engines["XD-105"] == engines["XD-146"] == "llamacpp-2023-12" and engines["XD-064"] == "llamacpp"
     assert families["MLC-001"] == "MLC" and families["MX-001"] == "MX" and families["TP9-001"] == "TP9"
     assert {engines[i] for i in engines if i.startswith("TP9")} == {"trtllm"}
-    # MLX has no engine profile: scored with the default engine, and the output says so
-    assert engines["MX-001"] == "generic"
-    assert any("'mlx' has no profile" in note for note in out["engine_notes"])
+    # MLX rows run under the mlx profile (its own 4-bit figure, so no fitted factor touches them)
+    assert engines["MX-001"] == "mlx" and out["engine_notes"] == []
+
+
+def test_an_engine_without_a_profile_is_scored_with_the_default_and_said(tmp_path, capsys):
+    f = tmp_path / "m.csv"
+    f.write_text(HEADER + "U-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,8,exllama,U,,\n")
+    out = _validate_json(f, capsys=capsys)
+    assert [r["engine"] for r in out["rows"]] == ["generic"]
+    assert any("'exllama' has no profile" in note for note in out["engine_notes"])
 
 
 def test_a_row_is_scored_with_its_engine(tmp_path):

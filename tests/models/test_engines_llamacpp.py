@@ -70,9 +70,9 @@ def test_a_gguf_row_under_the_profile_streams_at_its_share():
 
 
 def test_engines_for_a_vendor():
-    """Apple devices run generic, MLC and llama.cpp Metal; the CUDA-only stacks are not among them."""
+    """Apple devices run generic, MLC, MLX and llama.cpp Metal; the CUDA-only stacks are not among them."""
     ids = {e.id for e in engines_for_vendor("Apple")}
-    assert ids == {"generic", "mlc", "llamacpp-metal"}
+    assert ids == {"generic", "mlc", "mlx", "llamacpp-metal"}
     nvidia = {e.id for e in engines_for_vendor("NVIDIA")}
     assert {"generic", "vllm", "sglang", "trtllm", "llamacpp", "mlc"} <= nvidia and "llamacpp-metal" not in nvidia
     assert {e.id for e in engines_for_vendor("AMD")} == {"generic", "gpt-fast", "mlc", "llamacpp-rocm", "rocm-eager"}
@@ -111,3 +111,26 @@ def test_the_late_2023_profile_against_an_independent_a100_run():
     late_s, now_s = _decode_step_s("llamacpp-2023-12", "fp16"), _decode_step_s("llamacpp", "fp16")
     assert 10.5e-3 < late_s < 11.5e-3 and 8.5e-3 < now_s < 9.5e-3
     assert abs(late_s / measured_s - 1) < abs(now_s / measured_s - 1)
+
+
+def test_mlx_streams_4_bit_weights_at_the_16_bit_rate():
+    """mlx: 4-bit weights at the 16-bit rate (ml-explore/mlx#3852 kernel timing), against generic's 0.617 (gpt-fast).
+    Llama-3-70B int4 on an M3 Max, batch 1: the two decode steps differ by the weight bytes' extra time alone,
+    W x (1 / 0.617 - 1) / bandwidth, W = the step's weight bytes."""
+    assert engine_profile("mlx").weight_stream_efficiency("int4", "bf16") == 1.0
+    assert engine_profile("mlx").weight_stream_efficiency("int8", "bf16") == pytest.approx(0.765, abs=1e-3)
+    model = load_model("llama-3-70b")
+
+    def step_s(engine: str) -> tuple[float, float, float]:
+        s = Scenario(hardware=load_hardware("m3-max"), model=model,
+                     precisions=released_precisions(model, weights="int4", kv="fp16"),
+                     batching=Batching(batch_size=1, prompt_tokens=1, output_tokens=2),
+                     parallelism=Parallelism(tp=1, pp=1), engine=engine)
+        c = scenario_ceilings(s, "expected")
+        weight_bytes = sum(float(op.weight_bytes) * op.count for op in generation_ops(s).decode_steps)
+        return 1 / predict_under(s, c, "decode_tokens_per_s_per_seq"), weight_bytes, c.mem_bw_bytes_per_s
+
+    mlx_s, weight_bytes, bw = step_s("mlx")
+    generic_s, _, _ = step_s("generic")
+    assert 30e9 < weight_bytes < 40e9
+    assert generic_s - mlx_s == pytest.approx(weight_bytes * (1 / (862.69 / 1397.31) - 1) / bw, rel=1e-3)
