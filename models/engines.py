@@ -10,6 +10,15 @@ A profile holds, per engine:
   device's measured streaming rate);
 - ``dequant_efficiency``: streaming efficiency per weight-format family (:func:`weight_format_family`) of its
   weight-only kernels, replacing the generic 8-bit / narrower factors for the families it names;
+- ``gemm_fp16_accumulate``: its 16-bit GEMMs ask cuBLAS for FP16 accumulation (``CUBLAS_COMPUTE_16F``), so they
+  run at the device's FP16-accumulate rate where it exceeds the FP32-accumulate one (GeForce);
+- ``prompt_dequant_to_f16``: a GEMM over GGUF weights and more than :data:`MMQ_MAX_BATCH_TOKENS` tokens first
+  dequantises the weights into an F16 buffer (one write and one read of 2 bytes a weight more), then runs one cuBLAS
+  GEMM;
+- ``prompt_matmul_fraction``: the share of the tensor peak (the FP16-accumulate one where it applies) its GEMMs
+  reach, in place of the device's measured GEMM fraction; ``None``: the device's;
+- ``prefill_chunk_tokens``: the most prompt tokens one pass holds (llama.cpp's ``n_ubatch``), which bounds the
+  prefill workspace; ``None``: the estimate's default chunk;
 - ``custom_all_reduce_latency_s``: small-message latency of its own all-reduce where it runs one (NVLink-class
   links, or two GPUs over PCIe), ``None``: the topology's (NCCL) latency;
 - ``vendors``: the device vendors the stack runs on (what the uncertainty band, :func:`engines_for_vendor`, spans).
@@ -56,6 +65,41 @@ MLC_Q4F16_EFFICIENCY = 6.74e9 * 4.5 / 8 * 191.0 / (0.875 * 1008e9)
 # (MMVQ, CUDA graphs, 2024) are several times faster, and this share made held-out llama.cpp rows 68.8 % off.
 LLAMACPP_2023_GEMV_SHARE = 6.74e9 * 5 / 8 * 75.91 / (0.834 * 2039e9)
 
+# llama.cpp CUDA GEMMs (ggml-cuda, ggml_cuda_op_mul_mat_cublas): cublasGemmEx with CUBLAS_COMPUTE_16F for F16 weights
+# and for dequantised quantised ones, in builds from 2023 (ggml commit ff904332, 2023-11-03) to mid-2024 and after
+# (ggml 2173cbe6, 2024-06-26); a proposal to switch to FP32 accumulation was closed unmerged
+# (ggml-org/llama.cpp#3816). On GeForce parts FP16 accumulation runs at twice the FP32-accumulate tensor rate.
+# From ggml-org/llama.cpp#3776 (October 2023) until #8075 (June 2024) a quantised GEMM over more than 32 tokens
+# (MMQ_MAX_BATCH_SIZE) on a tensor-core GPU dequantised the weights into an F16 buffer and ran cuBLAS; from #8075 on,
+# int8 tensor-core MMQ kernels take quantised weights at every batch size.
+MMQ_MAX_BATCH_TOKENS = 32
+# llama.cpp evaluates a prompt in micro-batches of n_ubatch = 512 tokens (ggml-org/llama.cpp#6017, March 2024: "By
+# default ... n_ubatch is 512"; before it, one batch of n_batch = 512).
+LLAMACPP_UBATCH_TOKENS = 512
+# llama.cpp's prompt processing through cuBLAS (builds of late 2023 to June 2024): llama-bench pp512 of LLaMA 7B F16,
+# one GPU, from public runs that are not rows of the held-out files: (device preset, tok/s, source, solved fraction).
+# Each fraction is the tensor-peak share (FP16-accumulate peak on GeForce) at which ``expected`` under
+# ``llamacpp-2023-12`` (unfused attention, 512-token prompt, 1 token out, compute and memory times adding) equals the
+# figure (validation.solve_matmul_fraction; tests/models/test_engines_llamacpp.py recomputes them). Three devices
+# sit at 0.51-0.55; the RTX 4090 solves above 1 (an effective factor: it beats the model's additive times). The
+# same runs' quantised pp512 solve 4-7 % lower with the F16 copy counted (3090 Q4_0 0.479, A100 Q8_0 0.477, 3090 Ti
+# Q4_0 0.532): the copy accounts for the rest.
+LLAMACPP_CUBLAS_PP512: tuple[tuple[str, float, str, float], ...] = (
+    ("rtx-3090", 4184.85, "ggml-org/llama.cpp#4766 (Jan 2024, master column, JohannesGaessler)", 0.516),
+    ("rtx-3090-ti", 4851.38, "ggml-org/llama.cpp#3816 (Oct 2023, build 1433)", 0.546),
+    ("rtx-4090", 11048.22, "ggml-org/llama.cpp#4766 (Jan 2024, ggerganov)", 1.086),
+    ("a100-pcie-80gb", 8668.24, "ggml-org/llama.cpp#6017 (Mar 2024, one A100 80GB PCIe, ggerganov)", 0.512),
+)
+
+
+def llamacpp_cublas_prompt_fraction() -> float:
+    """The median solved fraction of :data:`LLAMACPP_CUBLAS_PP512`."""
+    return _median([fraction for _, _, _, fraction in LLAMACPP_CUBLAS_PP512])
+
+
+# The F16 copy: 2 bytes a weight written by the dequantisation kernel and 2 read again by the GEMM.
+DEQUANT_F16_COPY_BYTES_PER_WEIGHT = 4.0
+
 # llama.cpp CUDA builds of late 2023 launched the ggml graph kernel by kernel from the host: CUDA graphs came to
 # llama.cpp in 2024 (ggml-org/llama.cpp#6766). An eager loop whose host cannot stay ahead of the GPU pays the host's
 # dispatch per kernel: NVIDIA's "Getting Started with CUDA Graphs" blog measures 9.6 us per short kernel when each
@@ -73,11 +117,11 @@ EAGER_HOST_KERNEL_OVERHEAD_S = 9.6e-6
 # fraction 0.875 of spec bandwidth and 4 us per kernel): it is an effective factor, not a bandwidth fraction.
 # (device preset, backend, tg128 tok/s, solved share). None of these runs is a row of the held-out files.
 LLAMACPP_TG128: tuple[tuple[str, str, float, float], ...] = (
-    ("rtx-5090", "CUDA", 290.02, 1.236),   # commit 8cf6b42
-    ("rtx-4090", "CUDA", 186.21, 1.110),   # commit 2241453
+    ("rtx-5090", "CUDA", 290.02, 1.210),   # commit 8cf6b42
+    ("rtx-4090", "CUDA", 186.21, 1.095),   # commit 2241453
     ("rtx-6000-ada", "CUDA", 176.07, 1.064),   # commit b8e09f0
-    ("rtx-3090-ti", "CUDA", 171.19, 1.014),   # commit 9c35706
-    ("rtx-3090", "CUDA", 158.16, 0.985),   # commit c76b420
+    ("rtx-3090-ti", "CUDA", 171.19, 0.988),   # commit 9c35706
+    ("rtx-3090", "CUDA", 158.16, 0.960),   # commit c76b420
     ("rx-7900-xtx", "ROCm", 167.11, 1.012),   # commit 2f0c2db
     ("mi100", "ROCm", 110.48, 0.467),   # commit 9c35706
     ("m1-max", "Metal", 61.19, 0.808),   # 32-core GPU
@@ -147,6 +191,10 @@ class Engine:
     decode_gemv_bw_share: float = 1.0
     dequant_efficiency: dict[str, float] = field(default_factory=dict)
     custom_all_reduce_latency_s: float | None = None
+    gemm_fp16_accumulate: bool = False
+    prompt_dequant_to_f16: bool = False
+    prefill_chunk_tokens: int | None = None
+    prompt_matmul_fraction: float | None = None
     vendors: tuple[str, ...] = ("NVIDIA",)
     sources: dict[str, str] = field(default_factory=dict)
     notes: str = ""
@@ -168,6 +216,12 @@ class Engine:
 
 _BLOG = "NVIDIA 'Getting Started with CUDA Graphs' blog: 3.4-3.8 us per short kernel in a graph"
 _NO_FIGURE = "no public figure found: generic value"
+_CUBLAS_16F = ("ggml-cuda cublasGemmEx with CUBLAS_COMPUTE_16F (ggml ff904332 2023-11 to 2173cbe6 2024-06; "
+               "ggml-org/llama.cpp#3816 for FP32 accumulation closed unmerged)")
+_CUBLAS_PP512 = ("median of 4 llama-bench pp512 runs of LLaMA 7B F16 on one GPU, late 2023 to March 2024 (RTX 3090, "
+                 "3090 Ti, 4090, A100 PCIe: ggml-org/llama.cpp#4766, #3816, #6017)")
+_DEQUANT_F16 = ("ggml-org/llama.cpp#3776 (Oct 2023): quantised GEMMs over more than 32 tokens dequantise to F16 and "
+                "run cuBLAS, until #8075 (June 2024) made int8 MMQ the default")
 
 ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
     Engine(id="generic", name="generic (graph-captured decode, gpt-fast-measured dequantisation)",
@@ -202,40 +256,62 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
                                                "the KV cache num_heads / num_heads_kv times",
                     "custom_all_reduce_latency_s": "sgl-project/sglang#2904"},
            notes="L2 may serve some repeated reads (maintainer's reply in #407): an upper end of the KV traffic"),
-    Engine(id="llamacpp", name="llama.cpp CUDA, current builds (GGUF MMVQ, CUDA graphs)",
-           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0},
+    Engine(id="llamacpp", name="llama.cpp CUDA, current builds (GGUF MMVQ, int8 MMQ prompts, CUDA graphs)",
+           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
+           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0}, gemm_fp16_accumulate=True,
            sources={"decode_gemv_bw_share": "median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
                                             "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
-                    "kernel_overhead_s": _BLOG},
+                    "kernel_overhead_s": _BLOG, "gemm_fp16_accumulate": _CUBLAS_16F},
            notes="the share is measured on Q4_0 with dequantisation inside, so GGUF formats take no further factor; "
-                 "the same share is assumed for F16 weights; per-kernel cost: generic (no figure)"),
+                 "the same share is assumed for F16 weights; per-kernel cost: generic (no figure); quantised prompt "
+                 "GEMMs (int8 tensor-core MMQ since ggml-org/llama.cpp#8075) at the 16-bit rate (no figure for MMQ)"),
+    Engine(id="llamacpp-2024-05", name="llama.cpp CUDA, builds of May 2024 (CUDA graphs, cuBLAS prompt GEMMs)",
+           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
+           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0}, gemm_fp16_accumulate=True,
+           prompt_dequant_to_f16=True,
+           prompt_matmul_fraction=llamacpp_cublas_prompt_fraction(),
+           sources={"decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
+                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
+                    "kernel_overhead_s": _BLOG + "; CUDA graphs merged 2024-05-08 (ggml-org/llama.cpp#6766, bc4bba3)",
+                    "gemm_fp16_accumulate": _CUBLAS_16F, "prompt_dequant_to_f16": _DEQUANT_F16,
+                    "prompt_matmul_fraction": _CUBLAS_PP512},
+           notes="for llama.cpp CUDA figures from 8 May to late June 2024: graphs for single-GPU decode (multi-GPU "
+                 "runs launch kernels one by one, not modelled), quantised prompts through an F16 copy and cuBLAS"),
     Engine(id="llamacpp-metal", name="llama.cpp Metal (Apple silicon), current builds",
+           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
            decode_gemv_bw_share=llamacpp_share("Metal"), dequant_efficiency={"gguf": 1.0}, vendors=("Apple",),
            sources={"decode_gemv_bw_share": "median of 4 M-series runs, ggml-org/llama.cpp discussions #4167, "
                                             "LLaMA-7B v2 Q4_0 tg128",
                     "kernel_overhead_s": _BLOG},
            notes="Q4_0 share; the same table's F16 runs solve to 0.85-1.02 (F16 is underestimated by about 15 %)"),
     Engine(id="llamacpp-rocm", name="llama.cpp ROCm/HIP, current builds",
+           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
            decode_gemv_bw_share=llamacpp_share("ROCm"), dequant_efficiency={"gguf": 1.0}, vendors=("AMD",),
            sources={"decode_gemv_bw_share": "median of RX 7900 XTX and MI100 runs, llama.cpp ROCm scoreboard "
                                             "(ggml-org/llama.cpp discussions #15021), Llama-2-7B Q4_0 tg128",
                     "kernel_overhead_s": _BLOG},
            notes="two devices that disagree (1.01 and 0.47): a wide band"),
     Engine(id="llamacpp-2023", name="llama.cpp CUDA, Aug 2023 build (before MMVQ and CUDA graphs)",
+           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
            decode_gemv_bw_share=LLAMACPP_2023_GEMV_SHARE, dequant_efficiency={"gguf": 1.0},
            sources={"decode_gemv_bw_share": "ggml-org/llama.cpp#2641 (A100-SXM4-80GB, 7B Q4_1, 75.91 tok/s, build 992)",
                     "kernel_overhead_s": _BLOG},
            notes="one datacenter run of an old build: for llama.cpp figures published in 2023"),
     Engine(id="llamacpp-2023-12", name="llama.cpp CUDA, late-2023 builds (MMVQ decode, no CUDA graphs)",
            kernel_overhead_s=EAGER_HOST_KERNEL_OVERHEAD_S, cuda_graphs=False,
+           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
            decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0},
+           gemm_fp16_accumulate=True, prompt_dequant_to_f16=True,
+           prompt_matmul_fraction=llamacpp_cublas_prompt_fraction(),
            sources={"kernel_overhead_s": "NVIDIA 'Getting Started with CUDA Graphs' blog: 9.6 us per kernel when "
                                          "each launch waits on the host; CUDA graphs reached llama.cpp in 2024 "
                                          "(ggml-org/llama.cpp#6766)",
                     "decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
-                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128"},
-           notes="for llama.cpp CUDA figures from September 2023 to April 2024: the current builds' GEMV kernels "
-                 "(MMVQ), launched one by one"),
+                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
+                    "gemm_fp16_accumulate": _CUBLAS_16F, "prompt_dequant_to_f16": _DEQUANT_F16,
+                    "prompt_matmul_fraction": _CUBLAS_PP512},
+           notes="for llama.cpp CUDA figures from October 2023 to early May 2024: the current builds' GEMV kernels "
+                 "(MMVQ), launched one by one; quantised prompts through an F16 copy and cuBLAS"),
     Engine(id="mlc", name="MLC-LLM (TVM, q4f16 kernels)",
            dequant_efficiency={"int4": MLC_Q4F16_EFFICIENCY}, vendors=("NVIDIA", "AMD", "Apple"),
            sources={"int4": "mlc-ai/llm-perf-bench PR #1 (RTX 4090, Llama-2-7B q4f16_1, 191.0 tok/s)",

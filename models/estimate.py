@@ -125,6 +125,9 @@ class Ceilings:
     # GEMM rate per compute dtype, for ops that compute in another dtype than ``compute_dtype`` (per-module
     # precision: a 16-bit attention block beside fp8 MLPs, W4A4 experts); built like ``matmul_flops_per_s``
     matmul_flops_per_s_by_dtype: dict[str, float] = field(default_factory=dict)
+    # extra bytes per weight of a GEMM over GGUF weights and more than engines.MMQ_MAX_BATCH_TOKENS tokens: the F16
+    # copy the engine dequantises into first (0.0: the kernel reads the quantised weights itself)
+    gguf_prompt_copy_bytes_per_weight: float = 0.0
 
     @property
     def ridge_flops_per_byte(self) -> float:
@@ -185,7 +188,9 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
         )
     if estimate != "expected":
         raise ValueError(f"estimate must be one of {ESTIMATES}, not {estimate!r}")
-    matmul_fraction = hw.achievable_matmul_fraction.get(used_dtype) or DEFAULT_MATMUL_FRACTION
+    matmul_fraction = (profile.prompt_matmul_fraction or hw.achievable_matmul_fraction.get(used_dtype)
+                       or DEFAULT_MATMUL_FRACTION)
+    spec_peak = fp16_accumulate_peak(hw, profile, used_dtype) or spec_peak
     efficiency = {d: profile.weight_stream_efficiency(d, compute_dtype) for d in WEIGHT_BITS_PER_ELEMENT}
     mem_fraction = hw.achievable_mem_bw_fraction or DEFAULT_MEM_BW_FRACTION
     link_bw, latency_s, link_kind = _expected_link(hw, profile, tp, topology)
@@ -203,9 +208,20 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
         weight_stream_efficiency={d: e for d, e in efficiency.items() if e != 1.0},
         engine=profile.id, kv_reads_per_query_head=profile.kv_reads_per_query_head, link_kind=link_kind,
         matmul_flops_per_s_by_dtype={
-            d: peak * (hw.achievable_matmul_fraction.get(used) or DEFAULT_MATMUL_FRACTION)
+            d: (fp16_accumulate_peak(hw, profile, used) or peak)
+            * (profile.prompt_matmul_fraction or hw.achievable_matmul_fraction.get(used) or DEFAULT_MATMUL_FRACTION)
             for d, (used, peak) in peaks.items()},
+        gguf_prompt_copy_bytes_per_weight=(engines.DEQUANT_F16_COPY_BYTES_PER_WEIGHT if profile.prompt_dequant_to_f16
+                                           else 0.0),
     )
+
+
+def fp16_accumulate_peak(hw: Hardware, profile: engines.Engine, used_dtype: str) -> float | None:
+    """The device's FP16-accumulate tensor rate when ``profile`` runs its 16-bit GEMMs with FP16 accumulation and the
+    device has a faster rate for it (GeForce: twice the FP32-accumulate peak); ``None`` otherwise."""
+    if profile.gemm_fp16_accumulate and used_dtype in ("bf16", "fp16"):
+        return hw.fp16_accumulate_peak_flops_per_s
+    return None
 
 
 def _peaks_by_dtype(hw: Hardware) -> dict[str, tuple[str, float]]:
@@ -362,9 +378,22 @@ def compute_and_memory_s(op: Op, c: Ceilings) -> tuple[Number, Number]:
         return 0.0, 0.0
     efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
     memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
+    if c.gguf_prompt_copy_bytes_per_weight and op.kind == "matmul" and op.weight_dtype in GGUF_INTEGER_FORMATS:
+        memory_bytes = memory_bytes + dequant_copy_bytes(op, c.gguf_prompt_copy_bytes_per_weight)
     if c.kv_reads_per_query_head and op.kind == "attention":
         memory_bytes = memory_bytes + op.kv_read_bytes * (kv_read_multiplier(op) - 1.0)
     return op.flops / compute_rate_flops_per_s(op, c), memory_bytes / c.mem_bw_bytes_per_s
+
+
+def dequant_copy_bytes(op: Op, bytes_per_weight: float) -> Number:
+    """The F16 copy a GEMM over GGUF weights writes and reads when each weight meets more than
+    engines.MMQ_MAX_BATCH_TOKENS tokens: weights x ``bytes_per_weight``, else 0. Weights = weight_bytes over the
+    format's bytes per weight; tokens per weight = FLOPs / (2 x weights) (T for a dense GEMM, the tokens routed to
+    each touched expert for an MoE one)."""
+    weights = op.weight_bytes / (WEIGHT_BITS_PER_ELEMENT[op.weight_dtype] / 8.0)
+    tokens = np.divide(op.flops, np.maximum(2.0 * weights, 1e-30))
+    copy = np.where(tokens > engines.MMQ_MAX_BATCH_TOKENS, weights * bytes_per_weight, 0.0)
+    return float(copy) if np.ndim(copy) == 0 else copy
 
 
 def kv_read_multiplier(op: Op) -> float:

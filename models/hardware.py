@@ -38,6 +38,10 @@ class Hardware:
     memory_capacity_unit: str = "GiB"
     mem_bw_bytes_per_s: float
     dense_peak_flops_per_s: dict[str, float] = field(default_factory=dict)
+    # FP16 tensor rate with FP16 accumulation where it exceeds the FP32-accumulate rate the fp16 peak gives (GeForce
+    # parts run FP32 accumulation at half rate); None where both rates are equal or no figure is published. Only
+    # stacks that ask cuBLAS for FP16 accumulation reach it (engines.Engine.gemm_fp16_accumulate).
+    fp16_accumulate_peak_flops_per_s: float | None = None
     interconnect: str = ""
     interconnect_bw_bytes_per_s: float = 0.0
     interconnect_latency_s: float | None = None

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dtypes import weight_bytes_per_param
+from .engines import engine_profile
 from .ops import STATE_BYTES_PER_ELEMENT, residual_bytes_per_element, sizes_for
 from .scenario import Scenario
 
@@ -89,9 +90,10 @@ def activation_bytes_per_device(scenario: Scenario, batch: int) -> float:
     return _activation_bytes(_activation_terms(scenario), batch)
 
 
-def _activation_terms(scenario: Scenario) -> tuple[float, int, int, int]:
+def _activation_terms(scenario: Scenario) -> tuple[float, int, int, int, int]:
     """What the activation workspace is made of, for any batch: (bytes per token in the pass, prompt tokens,
-    vocabulary, TP degree: the logits split over TP)."""
+    vocabulary, TP degree: the logits split over TP, tokens one pass holds: the engine's prompt chunk, else
+    :data:`PREFILL_CHUNK_TOKENS`)."""
     m, b = scenario.model, scenario.batching
     s = sizes_for(scenario)
     a = m.attention
@@ -102,12 +104,13 @@ def _activation_terms(scenario: Scenario) -> tuple[float, int, int, int]:
     per_token = (2 * m.hidden_size + max(widths)) * residual_bytes_per_element(s)  # the 16-bit stream
     if not b.flash_attention:  # each query's scores against the prompt, and their softmax
         per_token += 2 * s.q_heads * prompt * s.b_a
-    return per_token, prompt, m.vocab_size, s.tp
+    chunk = engine_profile(scenario.engine).prefill_chunk_tokens or PREFILL_CHUNK_TOKENS
+    return per_token, prompt, m.vocab_size, s.tp, chunk
 
 
-def _activation_bytes(terms: tuple[float, int, int, int], batch: int) -> float:
-    per_token, prompt, vocab, tp = terms
-    tokens = min(batch * prompt, PREFILL_CHUNK_TOKENS)
+def _activation_bytes(terms: tuple[float, int, int, int, int], batch: int) -> float:
+    per_token, prompt, vocab, tp, chunk = terms
+    tokens = min(batch * prompt, chunk)
     return tokens * per_token + batch * vocab / tp * LOGITS_BYTES_PER_ELEMENT
 
 

@@ -88,7 +88,7 @@ def kv_cache_plan(scenario: Scenario, mix: ServingMix, options: ServingOptions |
     capacity = scenario.hardware.memory_capacity_bytes
     usable = capacity * options.gpu_memory_utilization
     weights = _weights_per_device(scenario) + _draft_weights_per_device(scenario, options)
-    per_token, _prompt, vocab, tp = _activation_terms(scenario)
+    per_token, _prompt, vocab, tp, _chunk = _activation_terms(scenario)
     rows = min(options.max_num_seqs or PROFILE_LOGIT_ROWS, PROFILE_LOGIT_ROWS)
     activation = options.max_num_batched_tokens * per_token + rows * vocab / tp * LOGITS_BYTES_PER_ELEMENT
     reserve = RUNTIME_RESERVE_BYTES_PER_DEVICE

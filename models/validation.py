@@ -291,6 +291,23 @@ def solve_factor(case: ValidationCase, factor: str) -> float | None:
     return _solve_efficiency(case, lambda value: ceilings_with_factor(case.scenario, factor, value))
 
 
+def ceilings_with_matmul_fraction(scenario: Scenario, fraction: float) -> Ceilings:
+    """``expected`` ceilings with every GEMM and attention rate at ``fraction`` of its spec peak (the one the
+    engine's GEMMs use: FP16-accumulate where it applies); the vector rate and the rest kept."""
+    c = scenario_ceilings(scenario, "expected")
+    scale = fraction / (c.matmul_flops_per_s / c.spec_matmul_flops_per_s)
+    return dataclasses.replace(
+        c, matmul_flops_per_s=c.matmul_flops_per_s * scale,
+        attention_flops_per_s=None if c.attention_flops_per_s is None else c.attention_flops_per_s * scale,
+        matmul_flops_per_s_by_dtype={d: r * scale for d, r in c.matmul_flops_per_s_by_dtype.items()})
+
+
+def solve_matmul_fraction(case: ValidationCase) -> float | None:
+    """The GEMM share of the tensor peak at which ``expected`` equals the measurement: a prompt benchmark's figure
+    turned into an engine factor (engines.LLAMACPP_CUBLAS_PP512)."""
+    return _solve_efficiency(case, lambda value: ceilings_with_matmul_fraction(case.scenario, value))
+
+
 def ceilings_with_gemv_share(scenario: Scenario, share: float) -> Ceilings:
     """``expected`` ceilings with the engine's decode GEMV bandwidth share set to ``share`` (its per-format
     dequantisation figures kept): :meth:`engines.Engine.weight_stream_efficiency` with another share."""

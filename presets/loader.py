@@ -41,7 +41,7 @@ _HW_OPTIONAL = (
     "id", "category", "memory_type", "memory_capacity_gib", "memory_capacity_gb", "interconnect",
     "interconnect_bw_gb_per_s", "interconnect_latency_us", "l2_cache_mb", "tdp_w", "notes", "achievable",
     "devices_per_package",
-    "sources", "price_usd_per_hour", "price_source",
+    "sources", "price_usd_per_hour", "price_source", "fp16_accumulate_dense_tflops",
 )
 _ACHIEVABLE_KEYS = (
     "mem_bw_fraction", "mem_bw_source", "matmul_fraction", "matmul_source", "fp8_matmul_fraction",
@@ -232,6 +232,11 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
              for k in peaks_table}
     if not peaks:
         raise doc.fail("dense_peak_tflops", "needs at least one peak")
+    fp16_accumulate = doc.number(d, "fp16_accumulate_dense_tflops", "fp16_accumulate_dense_tflops", required=False,
+                                 limits="dense_peak_tflops")
+    if fp16_accumulate is not None and fp16_accumulate * 1e12 < peaks.get("fp16", 0.0):
+        raise doc.fail("fp16_accumulate_dense_tflops", f"must be at least the fp16 peak "
+                                                      f"({peaks['fp16'] / 1e12:g}), got {fp16_accumulate!r}")
     achievable = doc.table("achievable", required=False)
     doc.check_keys(_ACHIEVABLE_KEYS, achievable, "achievable.", strict=False)
     fractions: dict[str, float] = {}
@@ -276,6 +281,7 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
         / per_package,
         devices_per_package=per_package,
         dense_peak_flops_per_s=peaks,
+        fp16_accumulate_peak_flops_per_s=None if fp16_accumulate is None else fp16_accumulate * 1e12 / per_package,
         interconnect=doc.string("interconnect", required=False),
         interconnect_bw_bytes_per_s=(doc.number(d, "interconnect_bw_gb_per_s", "interconnect_bw_gb_per_s",
                                                 required=False, limits="interconnect_bw_gb_per_s") or 0.0) * 1e9,

@@ -27,8 +27,9 @@ REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "bat
                     "value")
 # Optional: ``engine`` (engines.ENGINES; empty: the default), ``family`` (the source family; empty: the id's prefix),
 # ``concurrency`` (a serving benchmark's requests in flight; empty: a static batch), ``rate`` (its request rate per
-# second; empty or ``inf``: all at once).
-OPTIONAL_COLUMNS = ("engine", "family", "concurrency", "rate")
+# second; empty or ``inf``: all at once), ``flash_attention`` (``1``/``0``: whether the run's attention was one fused
+# kernel; empty: 1, as the explorer assumes; llama.cpp ran it unfused unless started with ``-fa 1``).
+OPTIONAL_COLUMNS = ("engine", "family", "concurrency", "rate", "flash_attention")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +66,16 @@ class SkippedRow:
     id: str
     line: int
     reason: str
+
+
+def _flash_attention(raw: dict) -> bool:
+    """The ``flash_attention`` column: ``1``/``true`` or ``0``/``false``; empty: fused (1)."""
+    text = (raw.get("flash_attention") or "").strip().lower()
+    if text in ("", "1", "true"):
+        return True
+    if text in ("0", "false"):
+        return False
+    raise ValueError(f"flash_attention: {clip_repr(text, 40)} is not 1 or 0")
 
 
 def _activations(raw: dict) -> str | None:
@@ -166,7 +177,8 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
                                                    activations=_activations(raw)),
                     batching=Batching(batch_size=_whole(raw, "batch", check, "1" if serving else None),
                                       prompt_tokens=_whole(raw, "prompt", check),
-                                      output_tokens=_whole(raw, "output", check)),
+                                      output_tokens=_whole(raw, "output", check),
+                                      flash_attention=_flash_attention(raw)),
                     parallelism=Parallelism(tp=_whole(raw, "tp", check), pp=_whole(raw, "pp", check, "1")),
                     engine=stated_engine if stated_engine in ENGINES else DEFAULT_ENGINE,
                 )

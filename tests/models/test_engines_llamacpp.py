@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from roofline.models.engines import (
@@ -46,7 +48,7 @@ def test_each_listed_share_is_the_one_that_reproduces_its_run(hardware, backend,
 
 
 def test_profiles_take_the_median_of_their_backend():
-    """CUDA: 0.985, 1.014, 1.064, 1.110, 1.236 -> 1.064; Metal: 0.625, 0.808, 0.816, 0.861 -> (0.808 + 0.816) / 2 =
+    """CUDA: 0.960, 0.988, 1.064, 1.095, 1.210 -> 1.064; Metal: 0.625, 0.808, 0.816, 0.861 -> (0.808 + 0.816) / 2 =
     0.812; ROCm: (1.012 + 0.467) / 2 = 0.7395."""
     assert engine_profile("llamacpp").decode_gemv_bw_share == llamacpp_share("CUDA") == pytest.approx(1.064)
     assert engine_profile("llamacpp-metal").decode_gemv_bw_share == pytest.approx(0.812)
@@ -89,16 +91,19 @@ def _decode_step_s(engine: str, weights: str) -> float:
 
 
 def test_the_late_2023_profile_launches_kernels_one_by_one():
-    """llamacpp-2023-12 is current llama.cpp's GEMV share with the host's dispatch per kernel (9.6 us, NVIDIA's CUDA
-    Graphs blog) instead of the graph rate (4 us). Same ops, same bytes: the decode steps differ by exactly
-    (9.6 - 4) us times the kernels of one step."""
-    late, now = engine_profile("llamacpp-2023-12"), engine_profile("llamacpp")
+    """llamacpp-2023-12 is the May-2024 profile (current GEMV share, cuBLAS prompt GEMMs) with the host's dispatch per
+    kernel (9.6 us, NVIDIA's CUDA Graphs blog) instead of the graph rate (4 us; llama.cpp's CUDA graphs came in May
+    2024). Same ops, same bytes: the decode steps differ by exactly (9.6 - 4) us times the kernels of one step."""
+    late, may = engine_profile("llamacpp-2023-12"), engine_profile("llamacpp-2024-05")
     assert late.kernel_overhead_s == EAGER_HOST_KERNEL_OVERHEAD_S == pytest.approx(9.6e-6) and not late.cuda_graphs
-    assert late.decode_gemv_bw_share == now.decode_gemv_bw_share
+    assert may.kernel_overhead_s == pytest.approx(4e-6) and may.cuda_graphs
+    assert dataclasses.replace(late, id=may.id, name=may.name, kernel_overhead_s=may.kernel_overhead_s,
+                               cuda_graphs=True, sources=may.sources, notes=may.notes) == may
+    assert late.decode_gemv_bw_share == engine_profile("llamacpp").decode_gemv_bw_share
     kernels = sum(op.count for op in generation_ops(_tg128("a100-pcie-80gb")).decode_steps
                   if op.kind != "collective")
     assert 300 < kernels < 400
-    difference_s = _decode_step_s("llamacpp-2023-12", "q4_0") - _decode_step_s("llamacpp", "q4_0")
+    difference_s = _decode_step_s("llamacpp-2023-12", "q4_0") - _decode_step_s("llamacpp-2024-05", "q4_0")
     assert difference_s == pytest.approx(kernels * 5.6e-6, rel=1e-6)
 
 

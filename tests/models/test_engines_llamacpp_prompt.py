@@ -1,0 +1,117 @@
+"""llama.cpp's prompt path before mid-2024: FP16-accumulate cuBLAS GEMMs, the F16 copy of GGUF weights, the prompt
+GEMM fraction from public pp512 runs, and the 512-token micro-batch that bounds the workspace."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from roofline.models.engines import (
+    DEQUANT_F16_COPY_BYTES_PER_WEIGHT,
+    LLAMACPP_CUBLAS_PP512,
+    MMQ_MAX_BATCH_TOKENS,
+    engine_profile,
+    llamacpp_cublas_prompt_fraction,
+)
+from roofline.models.estimate import compute_and_memory_s, dequant_copy_bytes, scenario_ceilings
+from roofline.models.inference import generation_ops
+from roofline.models.memory import activation_bytes_per_device
+from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
+from roofline.models.validation import (
+    ValidationCase,
+    ceilings_with_matmul_fraction,
+    predict_under,
+    solve_matmul_fraction,
+)
+from roofline.presets.loader import load_hardware, load_model
+
+
+def _scenario(hardware: str, weights: str, engine: str, prompt: int = 512, output: int = 1,
+              flash: bool = False) -> Scenario:
+    model = load_model("llama-2-7b")
+    return Scenario(hardware=load_hardware(hardware), model=model,
+                    precisions=released_precisions(model, weights=weights, kv="fp16"),
+                    batching=Batching(batch_size=1, prompt_tokens=prompt, output_tokens=output,
+                                      flash_attention=flash),
+                    parallelism=Parallelism(tp=1, pp=1), engine=engine)
+
+
+@pytest.mark.parametrize(("hardware", "tok_per_s", "source", "fraction"), LLAMACPP_CUBLAS_PP512)
+def test_each_prompt_fraction_reproduces_its_run(hardware, tok_per_s, source, fraction):
+    """The fraction written in engines.py is the solved one (3 decimals) for its llama-bench pp512 run of LLaMA 7B F16,
+    and at it ``expected`` gives the run's tok/s back: the table is derived, not typed in."""
+    case = ValidationCase(id="x", family="x", scenario=_scenario(hardware, "fp16", "llamacpp-2023-12"),
+                          metric="prefill_tokens_per_s", measured=tok_per_s)
+    solved = solve_matmul_fraction(case)
+    assert solved == pytest.approx(fraction, abs=5e-4)
+    assert predict_under(case.scenario, ceilings_with_matmul_fraction(case.scenario, solved),
+                         case.metric) == pytest.approx(tok_per_s, rel=1e-6)
+    assert source.startswith("ggml-org/llama.cpp#")
+
+
+def test_the_profiles_take_the_median_prompt_fraction():
+    """0.512, 0.516, 0.546, 1.086 -> (0.516 + 0.546) / 2 = 0.531, for both cuBLAS-prompt profiles; current builds
+    (int8 MMQ for quantised prompts) keep the device's measured fraction."""
+    assert llamacpp_cublas_prompt_fraction() == pytest.approx(0.531)
+    for engine in ("llamacpp-2023-12", "llamacpp-2024-05"):
+        assert engine_profile(engine).prompt_matmul_fraction == pytest.approx(0.531)
+        assert engine_profile(engine).prompt_dequant_to_f16
+    assert engine_profile("llamacpp").prompt_matmul_fraction is None
+    assert not engine_profile("llamacpp").prompt_dequant_to_f16
+
+
+def test_fp16_accumulation_doubles_the_geforce_gemm_rate_only():
+    """RTX 4090: FP16-accumulate 330.3 TFLOP/s against the fp16 peak 165.2 (FP32 accumulate). Under llamacpp-2024-05
+    the GEMM rate is 330.3e12 x 0.531; under generic 165.2e12 x 0.775 (no measured fraction for the 4090). An H100 has
+    no faster FP16-accumulate rate: the same engine runs at 989.4e12 x 0.531."""
+    llama = scenario_ceilings(_scenario("rtx-4090", "fp16", "llamacpp-2024-05"), "expected")
+    generic = scenario_ceilings(_scenario("rtx-4090", "fp16", "generic"), "expected")
+    h100 = scenario_ceilings(_scenario("h100-sxm", "fp16", "llamacpp-2024-05"), "expected")
+    assert llama.matmul_flops_per_s == pytest.approx(330.3e12 * 0.531)
+    assert llama.spec_matmul_flops_per_s == pytest.approx(330.3e12)
+    assert generic.matmul_flops_per_s == pytest.approx(165.2e12 * 0.775)
+    assert h100.matmul_flops_per_s == pytest.approx(989.4e12 * 0.531)
+    # the bound is every stack's ceiling and keeps the spec fp16 peak
+    assert scenario_ceilings(_scenario("rtx-4090", "fp16", "llamacpp-2024-05"), "bound").matmul_flops_per_s == (
+        pytest.approx(165.2e12))
+
+
+def test_a_gguf_prompt_gemm_pays_the_f16_copy_and_a_decode_gemv_does_not():
+    """qkv_proj of Llama-2-7B, Q4_0 (4.5 bits a weight), 512 tokens: 4096 x 12288 weights, so the copy adds
+    4096 x 12288 x 4 B = 201.3 MB of memory traffic, 201.3e6 / (1008e9 x 0.875) s on an RTX 4090. The same GEMM in a
+    decode step (1 token <= 32) reads the quantised weights only."""
+    scenario = _scenario("rtx-4090", "q4_0", "llamacpp-2024-05")
+    c = scenario_ceilings(scenario, "expected")
+    assert c.gguf_prompt_copy_bytes_per_weight == DEQUANT_F16_COPY_BYTES_PER_WEIGHT == 4.0
+    ops = generation_ops(scenario)
+    qkv = next(op for op in ops.prefill if op.name == "qkv_proj")
+    weights = 4096 * 12288
+    assert dequant_copy_bytes(qkv, 4.0) == pytest.approx(weights * 4.0)
+    no_copy = dataclasses.replace(c, gguf_prompt_copy_bytes_per_weight=0.0)
+    extra_s = compute_and_memory_s(qkv, c)[1] - compute_and_memory_s(qkv, no_copy)[1]
+    assert extra_s == pytest.approx(weights * 4.0 / (1008e9 * 0.875), rel=1e-9)
+    decode_qkv = next(op for op in ops.decode_steps if op.name == "qkv_proj")
+    assert MMQ_MAX_BATCH_TOKENS == 32
+    assert float(dequant_copy_bytes(decode_qkv, 4.0)) == 0.0
+
+
+def test_the_copy_only_applies_to_gguf_weights():
+    """F16 weights are a native cuBLAS operand: no copy, whatever the engine."""
+    scenario = _scenario("rtx-4090", "fp16", "llamacpp-2024-05")
+    c = scenario_ceilings(scenario, "expected")
+    qkv = next(op for op in generation_ops(scenario).prefill if op.name == "qkv_proj")
+    no_copy = dataclasses.replace(c, gguf_prompt_copy_bytes_per_weight=0.0)
+    assert compute_and_memory_s(qkv, c) == compute_and_memory_s(qkv, no_copy)
+
+
+def test_llama_cpp_holds_one_512_token_micro_batch_of_scores():
+    """Unfused attention keeps each query's scores against the prompt: 2 x 32 heads x P x 2 B per token. A 4096-token
+    prompt under llama.cpp (n_ubatch 512) holds 512 tokens of it; under generic the whole 4096 (the default chunk
+    is 8192). The difference is (4096 - 512) tokens x (the per-token workspace)."""
+    llama = activation_bytes_per_device(_scenario("rtx-4090", "q4_0", "llamacpp-2024-05", prompt=4096), 1)
+    generic = activation_bytes_per_device(_scenario("rtx-4090", "q4_0", "generic", prompt=4096), 1)
+    per_token = (generic - llama) / (4096 - 512)
+    scores_per_token = 2 * 32 * 4096 * 2
+    assert per_token > scores_per_token
+    assert per_token == pytest.approx(scores_per_token + (2 * 4096 + 2 * 11008) * 2, rel=1e-9)
