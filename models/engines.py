@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
 from .errors import ModelInputError
+from .hardware import Hardware
 
 # Fixed cost per kernel of a graph-captured (or back-to-back async) stream: NVIDIA's "Getting Started with CUDA
 # Graphs" blog measures 3.4-3.8 us per short kernel; 4 us also closes gpt-fast's Llama-2-7B A100 decode
@@ -80,7 +81,7 @@ LLAMACPP_UBATCH_TOKENS = 512
 # one GPU, from public runs that are not rows of the held-out files: (device preset, tok/s, source, solved fraction).
 # Each fraction is the tensor-peak share (FP16-accumulate peak on GeForce) at which ``expected`` under
 # ``llamacpp-2023-12`` (unfused attention, 512-token prompt, 1 token out, compute and memory times adding) equals the
-# figure (validation.solve_matmul_fraction; tests/models/test_engines_llamacpp.py recomputes them). Three devices
+# figure (validation.solve_matmul_fraction; tests/models/test_engines_llamacpp_prompt.py recomputes them). Three devices
 # sit at 0.51-0.55; the RTX 4090 solves above 1 (an effective factor: it beats the model's additive times). The
 # same runs' quantised pp512 solve 4-7 % lower with the F16 copy counted (3090 Q4_0 0.479, A100 Q8_0 0.477, 3090 Ti
 # Q4_0 0.532): the copy accounts for the rest.
@@ -88,7 +89,7 @@ LLAMACPP_CUBLAS_PP512: tuple[tuple[str, float, str, float], ...] = (
     ("rtx-3090", 4184.85, "ggml-org/llama.cpp#4766 (Jan 2024, master column, JohannesGaessler)", 0.516),
     ("rtx-3090-ti", 4851.38, "ggml-org/llama.cpp#3816 (Oct 2023, build 1433)", 0.546),
     ("rtx-4090", 11048.22, "ggml-org/llama.cpp#4766 (Jan 2024, ggerganov)", 1.086),
-    ("a100-pcie-80gb", 8668.24, "ggml-org/llama.cpp#6017 (Mar 2024, one A100 80GB PCIe, ggerganov)", 0.512),
+    ("a100-pcie-80gb", 8668.24, "ggml-org/llama.cpp#6017 (Mar 2024, one A100 80GB PCIe, ggerganov)", 0.545),
 )
 
 
@@ -123,7 +124,6 @@ LLAMACPP_TG128: tuple[tuple[str, str, float, float], ...] = (
     ("rtx-3090-ti", "CUDA", 171.19, 0.988),   # commit 9c35706
     ("rtx-3090", "CUDA", 158.16, 0.960),   # commit c76b420
     ("rx-7900-xtx", "ROCm", 167.11, 1.012),   # commit 2f0c2db
-    ("mi100", "ROCm", 110.48, 0.467),   # commit 9c35706
     ("m1-max", "Metal", 61.19, 0.808),   # 32-core GPU
     ("m2-ultra", "Metal", 94.27, 0.625),   # 76-core GPU
     ("m3-max", "Metal", 66.31, 0.861),   # 40-core GPU
@@ -137,9 +137,32 @@ def _median(values: list[float]) -> float:
     return ordered[mid] if len(ordered) % 2 else (ordered[mid - 1] + ordered[mid]) / 2
 
 
+# The same kernels on HBM devices reach a much smaller share of their bandwidth (the maintainers: the CUDA code "was
+# never tuned for A100/H100", ggml-org/llama.cpp#4747). Batch-1 decode runs on HBM parts, each solved under the
+# profile of its build: (device preset, backend, weights, tok/s, profile, source, solved share). None is a row of the
+# held-out files. The H100 of the CUDA scoreboard (267.81 tok/s) is left out: its PCIe or SXM variant is not stated
+# (0.94 or 0.55).
+LLAMACPP_TG_HBM: tuple[tuple[str, str, str, float, str, str, float], ...] = (
+    ("a100-sxm4-80gb", "CUDA", "q4_0", 190.88, "llamacpp",
+     "discussions #15013, A100 80GB (variant not stated; PCIe solves 0.587), commit 5143fa8, tg128", 0.584),
+    ("h100-pcie", "CUDA", "q4_k_m", 163.83, "llamacpp-2024-05",
+     "ggml-org/llama.cpp#6763 (April 2024, H100 PCIe, Llama-2-7B Q4_K_M, with CUDA graphs)", 0.499),
+    ("a100-pcie-80gb", "CUDA", "fp16", 74.77, "llamacpp-2023-12",
+     "ggml-org/llama.cpp#6017 (March 2024, one A100 80GB PCIe, LLaMA 7B F16 tg128)", 0.791),
+    ("mi100", "ROCm", "q4_0", 110.48, "llamacpp-rocm", "discussions #15021, commit 9c35706, tg128", 0.467),
+)
+
+
 def llamacpp_share(backend: str) -> float:
-    """The median solved share of one backend's scoreboard runs (:data:`LLAMACPP_TG128`)."""
+    """The median solved share of one backend's scoreboard runs on GDDR and unified memory
+    (:data:`LLAMACPP_TG128`)."""
     return _median([share for _, b, _, share in LLAMACPP_TG128 if b == backend])
+
+
+def llamacpp_hbm_share(profile: str) -> float:
+    """The HBM share of one build's profile: the median of :data:`LLAMACPP_TG_HBM`'s runs solved under it (one run
+    per build today)."""
+    return _median([share for *_, engine, _, share in LLAMACPP_TG_HBM if engine == profile])
 
 
 # MLX (Apple's array framework, mlx-lm), affine group-wise 4-bit weights (group 64: 4.5 bits a weight). Kernel
@@ -157,6 +180,11 @@ VLLM_CUSTOM_ALL_REDUCE_LATENCY_S = 9e-6
 SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S = 5e-6
 
 FORMAT_FAMILIES = ("native", "int8", "fp8", "int4", "fp4", "gguf")
+
+
+def is_hbm(hardware: Hardware) -> bool:
+    """Whether the device's memory is HBM (its preset's ``memory_type``: HBM, HBM2, HBM2e, HBM3, HBM3e)."""
+    return hardware.memory_type.upper().startswith("HBM")
 
 
 def weight_format_family(weight_dtype: str, compute_dtype: str) -> str:
@@ -189,6 +217,7 @@ class Engine:
     cuda_graphs: bool = True
     kv_reads_per_query_head: bool = False
     decode_gemv_bw_share: float = 1.0
+    decode_gemv_bw_share_hbm: float | None = None
     dequant_efficiency: dict[str, float] = field(default_factory=dict)
     custom_all_reduce_latency_s: float | None = None
     gemm_fp16_accumulate: bool = False
@@ -199,14 +228,22 @@ class Engine:
     sources: dict[str, str] = field(default_factory=dict)
     notes: str = ""
 
-    def weight_stream_efficiency(self, weight_dtype: str, compute_dtype: str) -> float:
+    def gemv_share(self, hardware: Hardware | None = None) -> float:
+        """The decode GEMV bandwidth share on ``hardware``: the HBM figure on an HBM device where the profile has one,
+        else the profile's share."""
+        if self.decode_gemv_bw_share_hbm is not None and hardware is not None and is_hbm(hardware):
+            return self.decode_gemv_bw_share_hbm
+        return self.decode_gemv_bw_share
+
+    def weight_stream_efficiency(self, weight_dtype: str, compute_dtype: str,
+                                 hardware: Hardware | None = None) -> float:
         """Streaming efficiency of this engine's GEMMs over ``weight_dtype`` weights: its format-family figure
-        (else the generic rule) times its decode GEMV bandwidth share."""
+        (else the generic rule) times its decode GEMV bandwidth share on ``hardware``."""
         family = weight_format_family(weight_dtype, compute_dtype)
         dequant = self.dequant_efficiency.get(family)
         if dequant is None:
             dequant = generic_weight_only_efficiency(weight_dtype, compute_dtype)
-        return dequant * self.decode_gemv_bw_share
+        return dequant * self.gemv_share(hardware)
 
     def uses_generic_dequant(self, weight_dtype: str, compute_dtype: str) -> bool:
         """Whether this engine's figure for ``weight_dtype`` is the generic (development-set-fitted) factor."""
@@ -218,6 +255,8 @@ _BLOG = "NVIDIA 'Getting Started with CUDA Graphs' blog: 3.4-3.8 us per short ke
 _NO_FIGURE = "no public figure found: generic value"
 _CUBLAS_16F = ("ggml-cuda cublasGemmEx with CUBLAS_COMPUTE_16F (ggml ff904332 2023-11 to 2173cbe6 2024-06; "
                "ggml-org/llama.cpp#3816 for FP32 accumulation closed unmerged)")
+_HBM_SHARE = ("the batch-1 run of this build period on an A100 or H100 (LLAMACPP_TG_HBM: discussions #15013 for "
+              "current builds, ggml-org/llama.cpp#6763 for May 2024, #6017 for late 2023)")
 _CUBLAS_PP512 = ("median of 4 llama-bench pp512 runs of LLaMA 7B F16 on one GPU, late 2023 to March 2024 (RTX 3090, "
                  "3090 Ti, 4090, A100 PCIe: ggml-org/llama.cpp#4766, #3816, #6017)")
 _DEQUANT_F16 = ("ggml-org/llama.cpp#3776 (Oct 2023): quantised GEMMs over more than 32 tokens dequantise to F16 and "
@@ -258,8 +297,11 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
            notes="L2 may serve some repeated reads (maintainer's reply in #407): an upper end of the KV traffic"),
     Engine(id="llamacpp", name="llama.cpp CUDA, current builds (GGUF MMVQ, int8 MMQ prompts, CUDA graphs)",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0}, gemm_fp16_accumulate=True,
-           sources={"decode_gemv_bw_share": "median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
+           decode_gemv_bw_share=llamacpp_share("CUDA"),
+           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp"), dequant_efficiency={"gguf": 1.0},
+           gemm_fp16_accumulate=True,
+           sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
+                    "decode_gemv_bw_share": "median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
                                             "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
                     "kernel_overhead_s": _BLOG, "gemm_fp16_accumulate": _CUBLAS_16F},
            notes="the share is measured on Q4_0 with dequantisation inside, so GGUF formats take no further factor; "
@@ -267,10 +309,13 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
                  "GEMMs (int8 tensor-core MMQ since ggml-org/llama.cpp#8075) at the 16-bit rate (no figure for MMQ)"),
     Engine(id="llamacpp-2024-05", name="llama.cpp CUDA, builds of May 2024 (CUDA graphs, cuBLAS prompt GEMMs)",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0}, gemm_fp16_accumulate=True,
+           decode_gemv_bw_share=llamacpp_share("CUDA"),
+           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp-2024-05"), dequant_efficiency={"gguf": 1.0},
+           gemm_fp16_accumulate=True,
            prompt_dequant_to_f16=True,
            prompt_matmul_fraction=llamacpp_cublas_prompt_fraction(),
-           sources={"decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
+           sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
+                    "decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
                                             "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
                     "kernel_overhead_s": _BLOG + "; CUDA graphs merged 2024-05-08 (ggml-org/llama.cpp#6766, bc4bba3)",
                     "gemm_fp16_accumulate": _CUBLAS_16F, "prompt_dequant_to_f16": _DEQUANT_F16,
@@ -286,11 +331,14 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
            notes="Q4_0 share; the same table's F16 runs solve to 0.85-1.02 (F16 is underestimated by about 15 %)"),
     Engine(id="llamacpp-rocm", name="llama.cpp ROCm/HIP, current builds",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("ROCm"), dequant_efficiency={"gguf": 1.0}, vendors=("AMD",),
-           sources={"decode_gemv_bw_share": "median of RX 7900 XTX and MI100 runs, llama.cpp ROCm scoreboard "
-                                            "(ggml-org/llama.cpp discussions #15021), Llama-2-7B Q4_0 tg128",
+           decode_gemv_bw_share=llamacpp_share("ROCm"),
+           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp-rocm"), dequant_efficiency={"gguf": 1.0},
+           vendors=("AMD",),
+           sources={"decode_gemv_bw_share": "RX 7900 XTX run, llama.cpp ROCm scoreboard (ggml-org/llama.cpp "
+                                            "discussions #15021), Llama-2-7B Q4_0 tg128",
+                    "decode_gemv_bw_share_hbm": "MI100 run of the same scoreboard",
                     "kernel_overhead_s": _BLOG},
-           notes="two devices that disagree (1.01 and 0.47): a wide band"),
+           notes="one device per memory class: GDDR 1.01 (RX 7900 XTX), HBM 0.47 (MI100)"),
     Engine(id="llamacpp-2023", name="llama.cpp CUDA, Aug 2023 build (before MMVQ and CUDA graphs)",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
            decode_gemv_bw_share=LLAMACPP_2023_GEMV_SHARE, dequant_efficiency={"gguf": 1.0},
@@ -300,10 +348,12 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
     Engine(id="llamacpp-2023-12", name="llama.cpp CUDA, late-2023 builds (MMVQ decode, no CUDA graphs)",
            kernel_overhead_s=EAGER_HOST_KERNEL_OVERHEAD_S, cuda_graphs=False,
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("CUDA"), dequant_efficiency={"gguf": 1.0},
+           decode_gemv_bw_share=llamacpp_share("CUDA"),
+           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp-2023-12"), dequant_efficiency={"gguf": 1.0},
            gemm_fp16_accumulate=True, prompt_dequant_to_f16=True,
            prompt_matmul_fraction=llamacpp_cublas_prompt_fraction(),
-           sources={"kernel_overhead_s": "NVIDIA 'Getting Started with CUDA Graphs' blog: 9.6 us per kernel when "
+           sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
+                    "kernel_overhead_s": "NVIDIA 'Getting Started with CUDA Graphs' blog: 9.6 us per kernel when "
                                          "each launch waits on the host; CUDA graphs reached llama.cpp in 2024 "
                                          "(ggml-org/llama.cpp#6766)",
                     "decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "

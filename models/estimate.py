@@ -191,7 +191,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
     matmul_fraction = (profile.prompt_matmul_fraction or hw.achievable_matmul_fraction.get(used_dtype)
                        or DEFAULT_MATMUL_FRACTION)
     spec_peak = fp16_accumulate_peak(hw, profile, used_dtype) or spec_peak
-    efficiency = {d: profile.weight_stream_efficiency(d, compute_dtype) for d in WEIGHT_BITS_PER_ELEMENT}
+    efficiency = {d: profile.weight_stream_efficiency(d, compute_dtype, hw) for d in WEIGHT_BITS_PER_ELEMENT}
     mem_fraction = hw.achievable_mem_bw_fraction or DEFAULT_MEM_BW_FRACTION
     link_bw, latency_s, link_kind = _expected_link(hw, profile, tp, topology)
     return Ceilings(

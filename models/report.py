@@ -122,7 +122,8 @@ def expected_assumption_rows(scenario: Scenario) -> list[dict[str, Any]]:
         family = weight_format_family(dtype, prec.compute_dtype)
         named = f"weight_only_stream_efficiency ({dtype})"
         if family in profile.dequant_efficiency and all(r["name"] != named for r in out):
-            out.append({"name": named, "value": profile.weight_stream_efficiency(dtype, prec.compute_dtype),
+            out.append({"name": named, "value": profile.weight_stream_efficiency(dtype, prec.compute_dtype,
+                                                                                 scenario.hardware),
                         "unit": "of the 16-bit rate",
                         "source": f"engine {profile.id}: {profile.sources.get(family, 'engine profile')}"})
     if scenario.parallelism.pp > 1:

@@ -252,7 +252,7 @@ def ceilings_with_factor(scenario: Scenario, factor: str, value: float) -> Ceili
         if profile.uses_generic_dequant(dtype, compute):
             wide = WEIGHT_BITS_PER_ELEMENT[dtype] >= 8
             if (factor == "weight_only_8bit") == wide:
-                efficiency[dtype] = value * profile.decode_gemv_bw_share
+                efficiency[dtype] = value * profile.gemv_share(scenario.hardware)
     return dataclasses.replace(c, weight_stream_efficiency=efficiency)
 
 
@@ -314,7 +314,8 @@ def ceilings_with_gemv_share(scenario: Scenario, share: float) -> Ceilings:
     c = scenario_ceilings(scenario, "expected")
     profile = engine_profile(scenario.engine)
     compute = scenario.precisions.compute_dtype
-    efficiency = {d: profile.weight_stream_efficiency(d, compute) / profile.decode_gemv_bw_share * share
+    efficiency = {d: profile.weight_stream_efficiency(d, compute, scenario.hardware)
+                  / profile.gemv_share(scenario.hardware) * share
                   for d in WEIGHT_BITS_PER_ELEMENT}
     return dataclasses.replace(c, weight_stream_efficiency=efficiency)
 

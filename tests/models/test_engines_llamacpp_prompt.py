@@ -51,11 +51,11 @@ def test_each_prompt_fraction_reproduces_its_run(hardware, tok_per_s, source, fr
 
 
 def test_the_profiles_take_the_median_prompt_fraction():
-    """0.512, 0.516, 0.546, 1.086 -> (0.516 + 0.546) / 2 = 0.531, for both cuBLAS-prompt profiles; current builds
+    """0.516, 0.545, 0.546, 1.086 -> (0.545 + 0.546) / 2 = 0.5455, for both cuBLAS-prompt profiles; current builds
     (int8 MMQ for quantised prompts) keep the device's measured fraction."""
-    assert llamacpp_cublas_prompt_fraction() == pytest.approx(0.531)
+    assert llamacpp_cublas_prompt_fraction() == pytest.approx(0.5455)
     for engine in ("llamacpp-2023-12", "llamacpp-2024-05"):
-        assert engine_profile(engine).prompt_matmul_fraction == pytest.approx(0.531)
+        assert engine_profile(engine).prompt_matmul_fraction == pytest.approx(0.5455)
         assert engine_profile(engine).prompt_dequant_to_f16
     assert engine_profile("llamacpp").prompt_matmul_fraction is None
     assert not engine_profile("llamacpp").prompt_dequant_to_f16
@@ -63,15 +63,15 @@ def test_the_profiles_take_the_median_prompt_fraction():
 
 def test_fp16_accumulation_doubles_the_geforce_gemm_rate_only():
     """RTX 4090: FP16-accumulate 330.3 TFLOP/s against the fp16 peak 165.2 (FP32 accumulate). Under llamacpp-2024-05
-    the GEMM rate is 330.3e12 x 0.531; under generic 165.2e12 x 0.775 (no measured fraction for the 4090). An H100 has
-    no faster FP16-accumulate rate: the same engine runs at 989.4e12 x 0.531."""
+    the GEMM rate is 330.3e12 x 0.5455; under generic 165.2e12 x 0.775 (no measured fraction for the 4090). An H100 has
+    no faster FP16-accumulate rate: the same engine runs at 989.4e12 x 0.545."""
     llama = scenario_ceilings(_scenario("rtx-4090", "fp16", "llamacpp-2024-05"), "expected")
     generic = scenario_ceilings(_scenario("rtx-4090", "fp16", "generic"), "expected")
     h100 = scenario_ceilings(_scenario("h100-sxm", "fp16", "llamacpp-2024-05"), "expected")
-    assert llama.matmul_flops_per_s == pytest.approx(330.3e12 * 0.531)
+    assert llama.matmul_flops_per_s == pytest.approx(330.3e12 * 0.5455)
     assert llama.spec_matmul_flops_per_s == pytest.approx(330.3e12)
     assert generic.matmul_flops_per_s == pytest.approx(165.2e12 * 0.775)
-    assert h100.matmul_flops_per_s == pytest.approx(989.4e12 * 0.531)
+    assert h100.matmul_flops_per_s == pytest.approx(989.4e12 * 0.5455)
     # the bound is every stack's ceiling and keeps the spec fp16 peak
     assert scenario_ceilings(_scenario("rtx-4090", "fp16", "llamacpp-2024-05"), "bound").matmul_flops_per_s == (
         pytest.approx(165.2e12))
