@@ -267,14 +267,20 @@ def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[
     profile = engine_profile(engine)
     used = c.compute_dtype
     matmul_key = "achievable.fp8_matmul" if used == "fp8" else "achievable.matmul"
+    matmul_source = _preset_or_default(hw, matmul_key, bool(hw.achievable_matmul_fraction.get(used)),
+                                       "DEFAULT_MATMUL_FRACTION: achievable-ceilings.md generic NVIDIA 75-80%, "
+                                       "midpoint")
+    if profile.prompt_matmul_fraction is not None:
+        matmul_source = f"engine {profile.id}: {profile.sources.get('prompt_matmul_fraction', 'engine profile')}"
+    fp16_accumulate = fp16_accumulate_peak(hw, profile, used)
+    if fp16_accumulate:
+        matmul_source += f"; of the FP16-accumulate peak {fp16_accumulate / 1e12:.1f} TFLOP/s ({hw.id} preset)"
     rows = [
         Assumption("mem_bw_fraction", c.mem_bw_bytes_per_s / hw.mem_bw_bytes_per_s, "of spec",
                    _preset_or_default(hw, "achievable.mem_bw", hw.achievable_mem_bw_fraction is not None,
                                       "DEFAULT_MEM_BW_FRACTION: achievable-ceilings.md generic 85-90%, midpoint")),
         Assumption(f"matmul_fraction ({used})", c.matmul_flops_per_s / c.spec_matmul_flops_per_s, "of spec",
-                   _preset_or_default(hw, matmul_key, bool(hw.achievable_matmul_fraction.get(used)),
-                                      "DEFAULT_MATMUL_FRACTION: achievable-ceilings.md generic NVIDIA 75-80%, "
-                                      "midpoint")),
+                   matmul_source),
         Assumption("vector_fraction (fp32)", DEFAULT_MATMUL_FRACTION, "of spec",
                    "DEFAULT_MATMUL_FRACTION applied to the FP32 vector peak (norms, softmax, activations)"),
         Assumption("attention_kernel_efficiency", ATTENTION_KERNEL_EFFICIENCY, "of the matmul rate",
@@ -292,10 +298,16 @@ def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[
             source = ("WEIGHT_ONLY_STREAM_EFFICIENCY_*: gpt-fast A100 Llama-2-7B int8/int4 vs bf16 effective "
                       "bandwidth (measured-dev GF-01..03)")
             if not generic:
-                named = [profile.sources[key] for key in (family, "decode_gemv_bw_share") if key in profile.sources]
+                share_key = ("decode_gemv_bw_share_hbm" if profile.gemv_share(hw) != profile.decode_gemv_bw_share
+                             else "decode_gemv_bw_share")
+                named = [profile.sources[key] for key in (family, share_key) if key in profile.sources]
                 source = f"engine {profile.id}: " + ("; ".join(named) if named else f"generic ({source})")
             rows.append(Assumption(f"weight_only_stream_efficiency ({dtype})", efficiency, "of the 16-bit rate",
                                    source))
+    if c.gguf_prompt_copy_bytes_per_weight:
+        rows.append(Assumption("gguf_prompt_f16_copy", c.gguf_prompt_copy_bytes_per_weight,
+                               f"bytes per weight, GEMMs over more than {engines.MMQ_MAX_BATCH_TOKENS} tokens",
+                               f"engine {profile.id}: {profile.sources.get('prompt_dequant_to_f16', '')}"))
     if c.kv_reads_per_query_head:
         rows.append(Assumption("decode_kv_reads", 1.0, "per query head (x GQA group)",
                                f"engine {profile.id}: {profile.sources.get('kv_reads_per_query_head', '')}"))
