@@ -40,6 +40,7 @@ import numpy as np
 
 from .architecture import LayerGroup, ModelArchitecture
 from .dtypes import activation_bytes_per_element, kv_bytes_per_element, weight_bytes_per_param
+from .engines import engine_profile
 from .scenario import Scenario
 
 Number = float | np.ndarray
@@ -600,4 +601,19 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
         ops.append(Op(phase=phase, name="all-gather (logits)", kind="collective", count=1, flops=0.0,
                       comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * b_r,
                       dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", b_r))))
+    chunk = engine_profile(scenario.engine).prefill_chunk_tokens
+    if phase == "prefill" and chunk:
+        ops = _per_micro_batch_weights(ops, tokens, chunk)
     return ops
+
+
+def _per_micro_batch_weights(ops: list[Op], tokens: Number, chunk: int) -> list[Op]:
+    """A prompt evaluated in micro-batches of ``chunk`` tokens (llama.cpp's n_ubatch) runs the whole network once per
+    micro-batch, so every GEMM streams its weights ceil(T / chunk) times; the FLOPs and activations stay those of T
+    tokens. One micro-batch (T <= chunk) changes nothing."""
+    micro = np.ceil(np.asarray(tokens, dtype=float) / chunk)
+    if np.all(micro <= 1):
+        return ops
+    micro = float(micro) if np.ndim(micro) == 0 else micro
+    return [replace(op, weight_bytes=op.weight_bytes * micro, dims=(*op.dims, ("micro_batches", micro)))
+            if op.kind == "matmul" and op.name != "lm_head" else op for op in ops]

@@ -115,3 +115,22 @@ def test_llama_cpp_holds_one_512_token_micro_batch_of_scores():
     scores_per_token = 2 * 32 * 4096 * 2
     assert per_token > scores_per_token
     assert per_token == pytest.approx(scores_per_token + (2 * 4096 + 2 * 11008) * 2, rel=1e-9)
+
+
+def test_each_micro_batch_streams_the_weights_again():
+    """A 4096-token prompt under llama.cpp runs as 8 micro-batches of 512 (n_ubatch), each a whole forward pass: the
+    qkv_proj of Llama-2-7B streams its 4096 x 12288 Q4_0 weights (4.5 bits) 8 times, 8 x 28.3 MB; its FLOPs are those
+    of 4096 tokens either way. The generic engine streams them once; a 512-token prompt is one micro-batch."""
+    def qkv(engine: str, prompt: int):
+        ops = generation_ops(_scenario("rtx-4090", "q4_0", engine, prompt=prompt)).prefill
+        return next(op for op in ops if op.name == "qkv_proj")
+
+    once = 4096 * 12288 * 4.5 / 8
+    llama, generic = qkv("llamacpp-2024-05", 4096), qkv("generic", 4096)
+    assert generic.weight_bytes == pytest.approx(once)
+    assert llama.weight_bytes == pytest.approx(8 * once)
+    assert llama.flops == generic.flops == pytest.approx(2 * 4096 * 4096 * 12288)
+    assert dict(llama.dims)["micro_batches"] == 8
+    assert qkv("llamacpp-2024-05", 512).weight_bytes == pytest.approx(once)
+    # the F16 copy follows the weights: one per micro-batch of more than 32 tokens
+    assert dequant_copy_bytes(llama, 4.0) == pytest.approx(8 * 4096 * 12288 * 4.0)
