@@ -46,7 +46,7 @@ DEFAULT_MATMUL_FRACTION_RANGE = (0.542, 0.881)
 # Profiles of old releases whose kernels current builds replaced (llama.cpp of August 2023, TensorRT-LLM 0.5's
 # per-query-head decode attention): a stack chosen today is none of them, so they widen the band only when the
 # scenario asks for one (with them, an 8B model on an H100 ranged 34-162 tok/s).
-SUPERSEDED_ENGINES = frozenset({"llamacpp-2023", "llamacpp-2023-12", "trtllm-0.5"})
+SUPERSEDED_ENGINES = frozenset({"llamacpp-2023", "llamacpp-2023-12", "llamacpp-2024-05", "trtllm-0.5"})
 
 
 def band_engines(scenario: Scenario) -> tuple[str, ...]:
