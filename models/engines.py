@@ -17,6 +17,7 @@ A profile holds, per engine:
   GEMM;
 - ``prompt_matmul_fraction``: the share of the tensor peak (the FP16-accumulate one where it applies) its GEMMs
   reach, in place of the device's measured GEMM fraction; ``None``: the device's;
+- ``prompt_matmul_fraction_hbm``: the same on HBM devices, where the profile has its own figure;
 - ``prefill_chunk_tokens``: the most prompt tokens one pass holds (llama.cpp's ``n_ubatch``), which bounds the
   prefill workspace; ``None``: the estimate's default chunk;
 - ``custom_all_reduce_latency_s``: small-message latency of its own all-reduce where it runs one (NVLink-class
@@ -88,9 +89,42 @@ LLAMACPP_UBATCH_TOKENS = 512
 LLAMACPP_CUBLAS_PP512: tuple[tuple[str, float, str, float], ...] = (
     ("rtx-3090", 4184.85, "ggml-org/llama.cpp#4766 (Jan 2024, master column, JohannesGaessler)", 0.516),
     ("rtx-3090-ti", 4851.38, "ggml-org/llama.cpp#3816 (Oct 2023, build 1433)", 0.546),
-    ("rtx-4090", 11048.22, "ggml-org/llama.cpp#4766 (Jan 2024, ggerganov)", 1.086),
+    ("rtx-4090", 11048.22, "ggml-org/llama.cpp#4766 (Jan 2024, ggerganov)", 1.083),
     ("a100-pcie-80gb", 8668.24, "ggml-org/llama.cpp#6017 (Mar 2024, one A100 80GB PCIe, ggerganov)", 0.545),
 )
+
+
+# Current llama.cpp builds run quantised prompts through their own int8 tensor-core kernels (MMQ, since
+# ggml-org/llama.cpp#8075). The CUDA scoreboard's pp512 (Llama-2-7B Q4_0, -fa 0, one GPU; discussions #15013, figures
+# as transcribed in third-party copies of the thread, each run's commit in the thread) solved under ``llamacpp``
+# (validation.solve_matmul_fraction): about 0.6 of the (FP16-accumulate on GeForce) tensor peak on GeForce and RTX
+# cards, 0.23 on an A100 (variant not stated; PCIe and SXM solve the same). The H100 run (9918 tok/s) is left out:
+# its PCIe or SXM variant is not stated (0.22 or 0.15). (device preset, tok/s, solved fraction, HBM).
+LLAMACPP_MMQ_PP512: tuple[tuple[str, float, float, bool], ...] = (
+    ("rtx-5090", 14073.41, 0.597, False),   # commit 8cf6b42
+    ("rtx-4090", 11992.70, 0.742, False),   # commit 2241453
+    ("rtx-6000-ada", 9229.23, 0.469, False),   # commit b8e09f0
+    ("rtx-3090", 5174.69, 0.579, False),   # commit c76b420
+    ("a100-sxm4-80gb", 4849.53, 0.230, True),   # commit 5143fa8
+)
+# The Metal scoreboard's pp512 (ggml-org/llama.cpp discussions #4167, LLaMA 7B v2 Q4_0, build 8e672ef, November 2023)
+# solved under ``llamacpp-metal``: (device preset, tok/s, solved fraction).
+LLAMACPP_METAL_PP512: tuple[tuple[str, float, float], ...] = (
+    ("m1-max", 530.06, 0.708),   # 32-core GPU
+    ("m2-ultra", 1238.48, 0.638),   # 76-core GPU
+    ("m3-max", 759.70, 0.751),   # 40-core GPU
+    ("m4-max", 885.68, 0.722),   # 40-core GPU
+)
+
+
+def llamacpp_mmq_prompt_fraction(hbm: bool) -> float:
+    """The median solved fraction of :data:`LLAMACPP_MMQ_PP512`'s runs on HBM devices, or on the others."""
+    return _median([fraction for _, _, fraction, on_hbm in LLAMACPP_MMQ_PP512 if on_hbm == hbm])
+
+
+def llamacpp_metal_prompt_fraction() -> float:
+    """The median solved fraction of :data:`LLAMACPP_METAL_PP512`."""
+    return _median([fraction for _, _, fraction in LLAMACPP_METAL_PP512])
 
 
 def llamacpp_cublas_prompt_fraction() -> float:
@@ -112,22 +146,22 @@ EAGER_HOST_KERNEL_OVERHEAD_S = 9.6e-6
 # https://github.com/ggml-org/llama.cpp/discussions/15013 and ROCm .../discussions/15021 (figures as transcribed,
 # with each run's llama.cpp commit, in a third-party catalogue's seed table, accessed 2026-08-12), Metal
 # https://github.com/ggml-org/llama.cpp/discussions/4167 (M-series table, "LLaMA 7B v2"). Each share is the decode
-# GEMV bandwidth share at which this model's ``expected`` (prompt 1, output 128, f16 KV, decode_tokens_per_s_per_seq)
+# GEMV bandwidth share at which ``expected`` under its backend's profile (prompt 1, output 128, f16 KV, decode tok/s)
 # equals the figure (validation.solve_gemv_share; tests/models/test_engines_llamacpp.py recomputes every one from the
 # presets). A share above 1 means llama.cpp beats the generic assumptions on that device (the default achievable
 # fraction 0.875 of spec bandwidth and 4 us per kernel): it is an effective factor, not a bandwidth fraction.
 # (device preset, backend, tg128 tok/s, solved share). None of these runs is a row of the held-out files.
 LLAMACPP_TG128: tuple[tuple[str, str, float, float], ...] = (
-    ("rtx-5090", "CUDA", 290.02, 1.210),   # commit 8cf6b42
-    ("rtx-4090", "CUDA", 186.21, 1.095),   # commit 2241453
-    ("rtx-6000-ada", "CUDA", 176.07, 1.064),   # commit b8e09f0
-    ("rtx-3090-ti", "CUDA", 171.19, 0.988),   # commit 9c35706
-    ("rtx-3090", "CUDA", 158.16, 0.960),   # commit c76b420
+    ("rtx-5090", "CUDA", 290.02, 1.219),   # commit 8cf6b42
+    ("rtx-4090", "CUDA", 186.21, 1.100),   # commit 2241453
+    ("rtx-6000-ada", "CUDA", 176.07, 1.068),   # commit b8e09f0
+    ("rtx-3090-ti", "CUDA", 171.19, 0.996),   # commit 9c35706
+    ("rtx-3090", "CUDA", 158.16, 0.968),   # commit c76b420
     ("rx-7900-xtx", "ROCm", 167.11, 1.012),   # commit 2f0c2db
-    ("m1-max", "Metal", 61.19, 0.808),   # 32-core GPU
-    ("m2-ultra", "Metal", 94.27, 0.625),   # 76-core GPU
-    ("m3-max", "Metal", 66.31, 0.861),   # 40-core GPU
-    ("m4-max", "Metal", 83.06, 0.816),   # 40-core GPU
+    ("m1-max", "Metal", 61.19, 0.816),   # 32-core GPU
+    ("m2-ultra", "Metal", 94.27, 0.629),   # 76-core GPU
+    ("m3-max", "Metal", 66.31, 0.868),   # 40-core GPU
+    ("m4-max", "Metal", 83.06, 0.824),   # 40-core GPU
 )
 
 
@@ -144,7 +178,7 @@ def _median(values: list[float]) -> float:
 # (0.94 or 0.55).
 LLAMACPP_TG_HBM: tuple[tuple[str, str, str, float, str, str, float], ...] = (
     ("a100-sxm4-80gb", "CUDA", "q4_0", 190.88, "llamacpp",
-     "discussions #15013, A100 80GB (variant not stated; PCIe solves 0.587), commit 5143fa8, tg128", 0.584),
+     "discussions #15013, A100 80GB (variant not stated; PCIe solves 0.587), commit 5143fa8, tg128", 0.606),
     ("h100-pcie", "CUDA", "q4_k_m", 163.83, "llamacpp-2024-05",
      "ggml-org/llama.cpp#6763 (April 2024, H100 PCIe, Llama-2-7B Q4_K_M, with CUDA graphs)", 0.499),
     ("a100-pcie-80gb", "CUDA", "fp16", 74.77, "llamacpp-2023-12",
@@ -224,9 +258,17 @@ class Engine:
     prompt_dequant_to_f16: bool = False
     prefill_chunk_tokens: int | None = None
     prompt_matmul_fraction: float | None = None
+    prompt_matmul_fraction_hbm: float | None = None
     vendors: tuple[str, ...] = ("NVIDIA",)
     sources: dict[str, str] = field(default_factory=dict)
     notes: str = ""
+
+    def matmul_fraction(self, hardware: Hardware | None = None) -> float | None:
+        """The GEMM share of the tensor peak this engine reaches on ``hardware`` (its HBM figure on an HBM device
+        where it has one); ``None``: the device's own measured fraction applies."""
+        if self.prompt_matmul_fraction_hbm is not None and hardware is not None and is_hbm(hardware):
+            return self.prompt_matmul_fraction_hbm
+        return self.prompt_matmul_fraction
 
     def gemv_share(self, hardware: Hardware | None = None) -> float:
         """The decode GEMV bandwidth share on ``hardware``: the HBM figure on an HBM device where the profile has one,
@@ -257,6 +299,8 @@ _CUBLAS_16F = ("ggml-cuda cublasGemmEx with CUBLAS_COMPUTE_16F (ggml ff904332 20
                "ggml-org/llama.cpp#3816 for FP32 accumulation closed unmerged)")
 _HBM_SHARE = ("the batch-1 run of this build period on an A100 or H100 (LLAMACPP_TG_HBM: discussions #15013 for "
               "current builds, ggml-org/llama.cpp#6763 for May 2024, #6017 for late 2023)")
+_MMQ_PP512 = ("median of the llama.cpp CUDA scoreboard's pp512 runs (discussions #15013, Llama-2-7B Q4_0, -fa 0): 4 "
+              "GeForce/RTX cards; the A100 run on HBM devices")
 _CUBLAS_PP512 = ("median of 4 llama-bench pp512 runs of LLaMA 7B F16 on one GPU, late 2023 to March 2024 (RTX 3090, "
                  "3090 Ti, 4090, A100 PCIe: ggml-org/llama.cpp#4766, #3816, #6017)")
 _DEQUANT_F16 = ("ggml-org/llama.cpp#3776 (Oct 2023): quantised GEMMs over more than 32 tokens dequantise to F16 and "
@@ -300,13 +344,17 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
            decode_gemv_bw_share=llamacpp_share("CUDA"),
            decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp"), dequant_efficiency={"gguf": 1.0},
            gemm_fp16_accumulate=True,
+           prompt_matmul_fraction=llamacpp_mmq_prompt_fraction(hbm=False),
+           prompt_matmul_fraction_hbm=llamacpp_mmq_prompt_fraction(hbm=True),
            sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
                     "decode_gemv_bw_share": "median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
                                             "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
-                    "kernel_overhead_s": _BLOG, "gemm_fp16_accumulate": _CUBLAS_16F},
+                    "kernel_overhead_s": _BLOG, "gemm_fp16_accumulate": _CUBLAS_16F,
+                    "prompt_matmul_fraction": _MMQ_PP512},
            notes="the share is measured on Q4_0 with dequantisation inside, so GGUF formats take no further factor; "
                  "the same share is assumed for F16 weights; per-kernel cost: generic (no figure); quantised prompt "
-                 "GEMMs (int8 tensor-core MMQ since ggml-org/llama.cpp#8075) at the 16-bit rate (no figure for MMQ)"),
+                 "GEMMs (int8 tensor-core MMQ since ggml-org/llama.cpp#8075) at the scoreboard's pp512 fraction of "
+                 "the 16-bit peak, lower on HBM data-centre parts"),
     Engine(id="llamacpp-2024-05", name="llama.cpp CUDA, builds of May 2024 (CUDA graphs, cuBLAS prompt GEMMs)",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
            decode_gemv_bw_share=llamacpp_share("CUDA"),
@@ -324,10 +372,13 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
                  "runs launch kernels one by one, not modelled), quantised prompts through an F16 copy and cuBLAS"),
     Engine(id="llamacpp-metal", name="llama.cpp Metal (Apple silicon), current builds",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("Metal"), dequant_efficiency={"gguf": 1.0}, vendors=("Apple",),
+           decode_gemv_bw_share=llamacpp_share("Metal"),
+           prompt_matmul_fraction=llamacpp_metal_prompt_fraction(), dequant_efficiency={"gguf": 1.0},
+           vendors=("Apple",),
            sources={"decode_gemv_bw_share": "median of 4 M-series runs, ggml-org/llama.cpp discussions #4167, "
                                             "LLaMA-7B v2 Q4_0 tg128",
-                    "kernel_overhead_s": _BLOG},
+                    "kernel_overhead_s": _BLOG,
+                    "prompt_matmul_fraction": "median of 4 M-series pp512 runs of the same table (Q4_0)"},
            notes="Q4_0 share; the same table's F16 runs solve to 0.85-1.02 (F16 is underestimated by about 15 %)"),
     Engine(id="llamacpp-rocm", name="llama.cpp ROCm/HIP, current builds",
            prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,

@@ -188,8 +188,8 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
         )
     if estimate != "expected":
         raise ValueError(f"estimate must be one of {ESTIMATES}, not {estimate!r}")
-    matmul_fraction = (profile.prompt_matmul_fraction or hw.achievable_matmul_fraction.get(used_dtype)
-                       or DEFAULT_MATMUL_FRACTION)
+    engine_fraction = profile.matmul_fraction(hw)
+    matmul_fraction = engine_fraction or hw.achievable_matmul_fraction.get(used_dtype) or DEFAULT_MATMUL_FRACTION
     spec_peak = fp16_accumulate_peak(hw, profile, used_dtype) or spec_peak
     efficiency = {d: profile.weight_stream_efficiency(d, compute_dtype, hw) for d in WEIGHT_BITS_PER_ELEMENT}
     mem_fraction = hw.achievable_mem_bw_fraction or DEFAULT_MEM_BW_FRACTION
@@ -209,7 +209,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
         engine=profile.id, kv_reads_per_query_head=profile.kv_reads_per_query_head, link_kind=link_kind,
         matmul_flops_per_s_by_dtype={
             d: (fp16_accumulate_peak(hw, profile, used) or peak)
-            * (profile.prompt_matmul_fraction or hw.achievable_matmul_fraction.get(used) or DEFAULT_MATMUL_FRACTION)
+            * (engine_fraction or hw.achievable_matmul_fraction.get(used) or DEFAULT_MATMUL_FRACTION)
             for d, (used, peak) in peaks.items()},
         gguf_prompt_copy_bytes_per_weight=(engines.DEQUANT_F16_COPY_BYTES_PER_WEIGHT if profile.prompt_dequant_to_f16
                                            else 0.0),
@@ -270,7 +270,7 @@ def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[
     matmul_source = _preset_or_default(hw, matmul_key, bool(hw.achievable_matmul_fraction.get(used)),
                                        "DEFAULT_MATMUL_FRACTION: achievable-ceilings.md generic NVIDIA 75-80%, "
                                        "midpoint")
-    if profile.prompt_matmul_fraction is not None:
+    if profile.matmul_fraction(hw) is not None:
         matmul_source = f"engine {profile.id}: {profile.sources.get('prompt_matmul_fraction', 'engine profile')}"
     fp16_accumulate = fp16_accumulate_peak(hw, profile, used)
     if fp16_accumulate:

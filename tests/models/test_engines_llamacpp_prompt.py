@@ -10,8 +10,11 @@ import pytest
 from roofline.models.engines import (
     DEQUANT_F16_COPY_BYTES_PER_WEIGHT,
     LLAMACPP_CUBLAS_PP512,
+    LLAMACPP_METAL_PP512,
+    LLAMACPP_MMQ_PP512,
     MMQ_MAX_BATCH_TOKENS,
     engine_profile,
+    is_hbm,
     llamacpp_cublas_prompt_fraction,
 )
 from roofline.models.estimate import compute_and_memory_s, dequant_copy_bytes, scenario_ceilings
@@ -51,13 +54,12 @@ def test_each_prompt_fraction_reproduces_its_run(hardware, tok_per_s, source, fr
 
 
 def test_the_profiles_take_the_median_prompt_fraction():
-    """0.516, 0.545, 0.546, 1.086 -> (0.545 + 0.546) / 2 = 0.5455, for both cuBLAS-prompt profiles; current builds
-    (int8 MMQ for quantised prompts) keep the device's measured fraction."""
+    """0.516, 0.545, 0.546, 1.083 -> (0.545 + 0.546) / 2 = 0.5455, for both cuBLAS-prompt profiles; current builds
+    (int8 MMQ for quantised prompts) take their own, from the current scoreboard (below)."""
     assert llamacpp_cublas_prompt_fraction() == pytest.approx(0.5455)
     for engine in ("llamacpp-2023-12", "llamacpp-2024-05"):
         assert engine_profile(engine).prompt_matmul_fraction == pytest.approx(0.5455)
         assert engine_profile(engine).prompt_dequant_to_f16
-    assert engine_profile("llamacpp").prompt_matmul_fraction is None
     assert not engine_profile("llamacpp").prompt_dequant_to_f16
 
 
@@ -134,3 +136,34 @@ def test_each_micro_batch_streams_the_weights_again():
     assert qkv("llamacpp-2024-05", 512).weight_bytes == pytest.approx(once)
     # the F16 copy follows the weights: one per micro-batch of more than 32 tokens
     assert dequant_copy_bytes(llama, 4.0) == pytest.approx(8 * 4096 * 12288 * 4.0)
+
+
+@pytest.mark.parametrize(("hardware", "tok_per_s", "fraction", "hbm"), LLAMACPP_MMQ_PP512)
+def test_each_current_build_prompt_fraction_reproduces_its_run(hardware, tok_per_s, fraction, hbm):
+    """The CUDA scoreboard's pp512 (Llama-2-7B Q4_0, -fa 0) solved under the current profile, 3 decimals."""
+    case = ValidationCase(id="x", family="x", scenario=_scenario(hardware, "q4_0", "llamacpp"),
+                          metric="prefill_tokens_per_s", measured=tok_per_s)
+    assert solve_matmul_fraction(case) == pytest.approx(fraction, abs=5e-4)
+    assert is_hbm(case.scenario.hardware) == hbm
+
+
+@pytest.mark.parametrize(("hardware", "tok_per_s", "fraction"), LLAMACPP_METAL_PP512)
+def test_each_metal_prompt_fraction_reproduces_its_run(hardware, tok_per_s, fraction):
+    case = ValidationCase(id="x", family="x", scenario=_scenario(hardware, "q4_0", "llamacpp-metal"),
+                          metric="prefill_tokens_per_s", measured=tok_per_s)
+    assert solve_matmul_fraction(case) == pytest.approx(fraction, abs=5e-4)
+
+
+def test_current_llama_cpp_prompts_reach_less_of_a_data_centre_part():
+    """GeForce/RTX: 0.469, 0.579, 0.597, 0.742 -> (0.579 + 0.597) / 2 = 0.588; HBM (A100): 0.230. So a Q4_0 prompt
+    GEMM on an H100 runs at 989.4e12 x 0.230 under llamacpp, at 0.588 of the RTX 4090's FP16-accumulate 330.3e12;
+    Metal: 0.638, 0.708, 0.722, 0.751 -> 0.715."""
+    now = engine_profile("llamacpp")
+    assert now.prompt_matmul_fraction == pytest.approx(0.588)
+    assert now.prompt_matmul_fraction_hbm == pytest.approx(0.230)
+    h100 = scenario_ceilings(_scenario("h100-sxm", "q4_0", "llamacpp"), "expected")
+    rtx = scenario_ceilings(_scenario("rtx-4090", "q4_0", "llamacpp"), "expected")
+    assert h100.matmul_flops_per_s == pytest.approx(989.4e12 * 0.230)
+    assert rtx.matmul_flops_per_s == pytest.approx(330.3e12 * 0.588)
+    assert engine_profile("llamacpp-metal").prompt_matmul_fraction == pytest.approx(0.715)
+    assert engine_profile("llamacpp-metal").matmul_fraction(load_hardware("a100-sxm4-80gb")) == pytest.approx(0.715)
