@@ -72,6 +72,8 @@ HARDWARE_CASES = [
     case("hw-long-integer", "mem_bw_gb_per_s", "digits> is not plausible", 8),
     case("hw-deep-nesting", None, "not valid TOML: nested too deeply", 9),
     case("hw-year-long-string", "year", "2222…", 4),
+    case("hw-fp16-accumulate-below-peak", "fp16_accumulate_dense_tflops", "at least the fp16 peak (121), got 60", 12),
+    case("hw-fp16-accumulate-string", "fp16_accumulate_dense_tflops", "must be a number", 12),
 ]
 
 MODEL_CASES = [
