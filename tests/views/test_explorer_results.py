@@ -3,11 +3,14 @@ the batch size (checked here, not assumed), and nothing else is carried over."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from roofline.models.estimate import scenario_ceilings
 from roofline.presets import load_catalog
 from roofline.tui.inputs.form import ScenarioForm, build_scenario
 from roofline.tui.views.results import compute_results
@@ -107,3 +110,15 @@ def test_the_shown_context_point_is_the_sweep_over_that_context_alone(form, achi
     np.testing.assert_array_equal(sweep.tokens_per_s_per_seq, separately.tokens_per_s_per_seq)
     np.testing.assert_array_equal(sweep.kv_time_share, separately.kv_time_share)
     assert sweep.contexts[0] == 64 and sweep.contexts[-1] >= 131072  # the sweep's range, without the point
+
+
+def test_a_stated_peak_replaces_the_fp16_accumulate_rate_too():
+    """An RTX 4090 under llama.cpp runs its GEMMs at the FP16-accumulate 330.3 TFLOP/s x 0.588; with the peak field
+    set to 200 TFLOP/s that stated peak is the one used (200e12 x 0.588), not the preset's faster mode."""
+    catalog = load_catalog()
+    base = ScenarioForm(hardware_id="rtx-4090", model_ref="llama-3-8b", engine="llamacpp")
+    preset = scenario_ceilings(build_scenario(base, catalog), "expected")
+    stated = scenario_ceilings(build_scenario(dataclasses.replace(base, peak_override_tflops=200.0), catalog),
+                               "expected")
+    assert preset.matmul_flops_per_s == pytest.approx(330.3e12 * 0.588)
+    assert stated.matmul_flops_per_s == pytest.approx(200e12 * 0.588)

@@ -81,6 +81,8 @@ def _with_overrides(hw: Hardware, form: ScenarioForm, compute_dtype: str) -> Har
     if form.peak_override_tflops is not None:
         used, _ = hw.matmul_peak(compute_dtype)
         changes["dense_peak_flops_per_s"] = {**hw.dense_peak_flops_per_s, used: form.peak_override_tflops * 1e12}
+        # the peak a person states is the peak: no faster FP16-accumulate rate is kept beside it
+        changes["fp16_accumulate_peak_flops_per_s"] = None
     return replace(hw, **changes) if changes else hw
 
 
