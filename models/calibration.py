@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .engines import engine_profile
 from .inference import estimate
 from .scenario import Scenario
 
@@ -45,6 +46,12 @@ def calibrate(scenario: Scenario, measured_step_s: float) -> Calibration:
     common = {"parameter": parameter, "measured_step_s": measured_step_s,
               "expected_step_s_before": before.decode.step_time_s}
     bound_step = estimate(scenario, "bound").decode.step_time_s
+    profile = engine_profile(scenario.engine)
+    if parameter == "matmul_fraction" and profile.matmul_fraction(scenario.hardware) is not None:
+        return Calibration(value=None, reason=(
+            f"decode is compute-bound here and engine {profile.id} sets its own GEMM share of the peak "
+            f"({profile.matmul_fraction(scenario.hardware):.3g}), which a device fraction does not change: "
+            "calibrate with --engine generic"), **common)
     if measured_step_s < bound_step:
         return Calibration(value=None, reason=(
             f"the measurement ({measured_step_s * 1e3:.3f} ms) beats the spec-sheet bound ({bound_step * 1e3:.3f} ms):"

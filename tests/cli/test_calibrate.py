@@ -53,3 +53,17 @@ def test_bad_measurement_is_one_line(value, capsys):
         main(["calibrate", "--measured-itl-ms", value])
     assert info.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def test_compute_bound_decode_under_an_engine_with_its_own_gemm_share_says_so():
+    """Llama-2-7B at batch 1024 on an RTX 4090 decodes compute-bound; llama.cpp's profile fixes the GEMM share
+    (0.588 of the peak), so a device matmul fraction cannot reproduce a measurement: the result says why and names
+    the way out, instead of bisecting a parameter that changes nothing."""
+    from dataclasses import replace
+
+    s = replace(scenario("rtx-4090", "llama-2-7b", batch=1024, prompt=16, output=16), engine="llamacpp")
+    assert estimate(s, "expected").decode.phase.limited_by == "compute"
+    result = calibrate(s, estimate(s, "expected").decode.step_time_s * 1.3)
+    assert result.parameter == "matmul_fraction" and result.value is None
+    assert "llamacpp sets its own GEMM share" in result.reason and "--engine generic" in result.reason
+    assert calibrate(replace(s, engine="generic"), estimate(s, "expected").decode.step_time_s * 1.3).value
