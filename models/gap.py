@@ -42,6 +42,9 @@ def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
     overlap = expected.compute_memory_overlap
     integer_gemm = (f", GGUF GEMMs at the {expected.compute_dtype} rate, not int8"
                     if bound.integer_gemm_flops_per_s != expected.integer_gemm_flops_per_s else "")
+    if expected.spec_matmul_flops_per_s > bound.matmul_flops_per_s:  # the engine asks for FP16 accumulation
+        integer_gemm += (f", GEMMs against the FP16-accumulate peak {expected.spec_matmul_flops_per_s / 1e12:.0f} "
+                         "TFLOP/s")
     stages = [
         ("achievable rates", f"bandwidth {bw_share:.1%}, matmul {matmul_share:.1%}, attention "
          f"{attention_share:.1%} of spec{integer_gemm}",
