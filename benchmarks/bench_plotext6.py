@@ -97,15 +97,24 @@ def _chart_classes():
             "memory": charts.MemoryChart}
 
 
-def record() -> dict[str, list[list]]:
-    """Per view, per batch: the plotext calls the explorer's chart makes."""
-    from types import SimpleNamespace
+def _stand_in(chart_class, plt, width: int, height: int):
+    """What a chart's ``draw`` needs of the widget, without a running app: ``plt``, the build size and the chart's
+    own layout helpers (title, label_beside, canvas_rows) bound to it."""
+    from types import MethodType, SimpleNamespace
 
+    stand_in = SimpleNamespace(plt=plt, _build_size=(width, height))
+    for name in ("title", "label_beside", "canvas_rows"):
+        setattr(stand_in, name, MethodType(getattr(chart_class, name), stand_in))
+    return stand_in
+
+
+def record(width: int, height: int) -> dict[str, list[list]]:
+    """Per view, per batch: the plotext calls the explorer's chart makes at this size."""
     classes, recorded = _chart_classes(), {}
     for view, args_list in _chart_inputs().items():
         recorded[view] = []
         for args in args_list:
-            stand_in = SimpleNamespace(plt=_Recorder())
+            stand_in = _stand_in(classes[view], _Recorder(), width, height)
             classes[view].draw(stand_in, *args)
             recorded[view].append(stand_in.plt.calls)
     return recorded
@@ -113,8 +122,6 @@ def record() -> dict[str, list[list]]:
 
 def build_5x(width: int, height: int) -> dict[str, list[float]]:
     """Seconds per build, per view, through this checkout's path (fast or public, as ROOFLINE_SPEEDUPS says)."""
-    from types import SimpleNamespace
-
     from rich.console import Console
     from textual_plotext.plot import Plot
 
@@ -125,7 +132,7 @@ def build_5x(width: int, height: int) -> dict[str, list[float]]:
     classes, times = _chart_classes(), {}
     for view, args_list in _chart_inputs().items():
         plt = Plot()
-        stand_in = SimpleNamespace(plt=plt)
+        stand_in = _stand_in(classes[view], plt, width, height)
         previous, times[view] = None, []
         for args in args_list:
             start = time.perf_counter()
@@ -166,8 +173,9 @@ def replay_6x(figure, plt, calls: list[list]) -> None:
             if name == "plot":
                 signal.lines(True)
             figure.draw(signal)
-        elif name == "vline":
-            figure.line(args[0], orientation="vertical", pixel=plt.pixel(kwargs.get("color")))
+        elif name in ("vline", "hline"):
+            figure.line(args[0], orientation="vertical" if name == "vline" else "horizontal",
+                        pixel=plt.pixel(kwargs.get("color")))
         elif name == "text":
             label, x, y = args
             colored = plt.colorize(label, plt.pixel(kwargs["color"])) if kwargs.get("color") else label
@@ -190,6 +198,15 @@ def replay_6x(figure, plt, calls: list[list]) -> None:
             raise ValueError(f"no plotext 6 translation for {name!r}")
 
 
+def _redraw_6x(figure, plt, calls: list[list], width: int, height: int) -> str:
+    """One recorded chart drawn again from scratch on plotext 6's figure: its ANSI text."""
+    figure.clear()
+    figure.plot_size(width, height)
+    figure.theme(THEME)
+    replay_6x(figure, plt, calls)
+    return figure.build().string()
+
+
 def build_6x(recorded: dict[str, list[list]], width: int, height: int) -> dict[str, list[float]]:
     import plotext as plt
     from rich.console import Console
@@ -202,11 +219,7 @@ def build_6x(recorded: dict[str, list[list]], width: int, height: int) -> dict[s
         times[view], times[f"{view} plotext only"] = [], []
         for calls in figures:
             start = time.perf_counter()
-            figure.clear()
-            figure.plot_size(width, height)
-            figure.theme(THEME)
-            replay_6x(figure, plt, calls)
-            ansi = figure.build().string()
+            ansi = _redraw_6x(figure, plt, calls, width, height)
             times[f"{view} plotext only"].append(time.perf_counter() - start)
             text = Text.from_ansi(ansi, no_wrap=True, overflow="crop")
             rows = [tuple(seg for seg in line.render(console) if seg.text and seg.text != "\n")
@@ -217,11 +230,7 @@ def build_6x(recorded: dict[str, list[list]], width: int, height: int) -> dict[s
         times[f"{view} changed rows"], lines, rows = [], [], []
         for calls in figures:
             start = time.perf_counter()
-            figure.clear()
-            figure.plot_size(width, height)
-            figure.theme(THEME)
-            replay_6x(figure, plt, calls)
-            new_lines = figure.build().string().split("\n")[:height]
+            new_lines = _redraw_6x(figure, plt, calls, width, height).split("\n")[:height]
             rows = [rows[y] if y < len(lines) and lines[y] == line else
                     tuple(seg for seg in Text.from_ansi(line, no_wrap=True, overflow="crop").render(console)
                           if seg.text and seg.text != "\n") for y, line in enumerate(new_lines)]
@@ -265,7 +274,7 @@ def main(argv: list[str] | None = None) -> None:
         _child(args.child, width, height, args.recorded)
         return
     recorded_path = Path(tempfile.mkstemp(suffix=".json", prefix="plotext-calls-")[1])
-    recorded_path.write_text(json.dumps(record()))
+    recorded_path.write_text(json.dumps(record(width, height)))
     kinds = {"5.x fast": ("5x-fast", str(PYTHON)), "5.x public": ("5x-public", str(PYTHON)),
              "6.x public": ("6x", args.p6)}
     runs: dict[str, list[dict[str, list[float]]]] = {name: [] for name in kinds}
