@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from .architecture import LayerGroup, ModelArchitecture
-from .errors import ModelInputError
-from .scenario import Scenario
+from ..architecture import LayerGroup, ModelArchitecture
+from ..errors import ModelInputError
+from ..scenario import Scenario
 
 # vLLM's scheduler defaults (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults): on devices with >= 70 GiB
 # other than A100 (H100, H200, MI300X) the OpenAI server ships max_num_batched_tokens = 8192 and max_num_seqs = 1024;

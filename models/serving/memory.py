@@ -10,7 +10,7 @@ the V1 worker keeps the formula, per layer in ``kv_cache_utils``):
 with non-KV memory = weights + the profiled activation peak + non-torch memory (CUDA context, NCCL buffers). Here:
 weights per device as :func:`memory.memory_footprint` counts them (plus a draft model or MTP layer's), the
 activation workspace of one pass over ``max_num_batched_tokens`` tokens plus the profiled logits rows
-(:data:`serving_inputs.PROFILE_LOGIT_ROWS`), and :data:`memory.RUNTIME_RESERVE_BYTES_PER_DEVICE` for the rest.
+(:data:`inputs.PROFILE_LOGIT_ROWS`), and :data:`roofline.models.memory.RUNTIME_RESERVE_BYTES_PER_DEVICE` for the rest.
 
 A request holds ceil((P + G + k) / block) blocks at its end (k speculative lookahead slots): the max concurrency
 is the number of whole requests the blocks hold, so no running request is ever preempted. With a shared prefix of
@@ -23,15 +23,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from .memory import (
+from ..memory import (
     LOGITS_BYTES_PER_ELEMENT,
     RUNTIME_RESERVE_BYTES_PER_DEVICE,
     _activation_terms,
     kv_cache_bytes_per_sequence_per_device,
     memory_footprint,
 )
-from .scenario import Scenario
-from .serving_inputs import PROFILE_LOGIT_ROWS, ServingMix, ServingOptions, draft_scenario
+from ..scenario import Scenario
+from .inputs import PROFILE_LOGIT_ROWS, ServingMix, ServingOptions, draft_scenario
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -28,8 +28,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from .ops import Number, Op, build_ops
-from .scenario import Scenario
+from ..ops import Number, Op, build_ops
+from ..scenario import Scenario
 
 HEAD_OPS = frozenset({"final norm", "lm_head", "all-gather (logits)"})
 DECODE_ONLY_PREFIXES = ("attention", "q absorb", "v absorb")

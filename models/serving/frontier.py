@@ -2,7 +2,7 @@
 
 The model (mean values of the request mix: prompt P, output G tokens; no distribution of lengths):
 
-- **A step** (one forward pass per device, :func:`serving_step.mixed_step_ops`) decodes one token for each of the D
+- **A step** (one forward pass per device, :func:`step.mixed_step_ops`) decodes one token for each of the D
   running requests and prefills a chunk under a token budget B (``max_num_batched_tokens``, default 8192: vLLM's
   OpenAI-server default on H100/H200/MI300X, ``EngineArgs.get_batch_defaults`` in vllm/engine/arg_utils.py; V1
   chunks prefills by default). Weights are read once per step; decode attention reads each request's KV at its
@@ -28,13 +28,13 @@ The model (mean values of the request mix: prompt P, output G tokens; no distrib
   rho*S / (2*(1 - rho)), plus half a step until the next step boundary. Limits: mean lengths only, no burstiness
   beyond Poisson, no preemption, no admission queue for KV memory; rho -> 1 sends the wait to infinity, which is
   where the budget, not the memory, limits the rate.
-- **Memory** (:mod:`serving_memory`): paged KV blocks of 16 tokens under ``gpu_memory_utilization`` 0.9, after
+- **Memory** (:mod:`memory`): paged KV blocks of 16 tokens under ``gpu_memory_utilization`` 0.9, after
   weights, the activation workspace of one budget-sized pass and the runtime reserve (vLLM's
   ``determine_num_available_blocks``); the frontier runs from 1 to the number of whole requests the blocks hold.
 - **Prefix caching:** S shared prefix tokens hit with probability h: each request computes P - h*S prompt tokens
   and pairs(P) - h*pairs(S) attention pairs, reads the prefix's KV instead, and the prefix's blocks are stored once.
   Decode still reads every request's whole context (no cascade attention).
-- **Speculative decoding** (:class:`serving_inputs.Speculation`): k drafted tokens, acceptance a, tau = (1 -
+- **Speculative decoding** (:class:`inputs.Speculation`): k drafted tokens, acceptance a, tau = (1 -
   a^(k+1)) / (1 - a) tokens per verification step (Leviathan et al. 2023, arXiv:2211.17192). A step verifies k+1
   tokens per request in the target (GEMMs over D*(k+1) tokens, attention FLOPs for D*(k+1) queries, each request's
   KV read once) and runs k draft decode steps of D tokens (a draft model, or the target's MTP layer). Memory-bound
@@ -58,19 +58,13 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .errors import ModelInputError
-from .estimate import pass_totals, scenario_ceilings
-from .ops import build_ops
-from .scenario import Parallelism, Scenario
-from .serving_inputs import ServingMix, ServingOptions, Speculation, draft_scenario, mtp_architecture
-from .serving_memory import KvCachePlan, kv_cache_plan
-from .serving_step import mixed_step_ops
-
-__all__ = [
-    "DevicePlan", "Frontier", "FrontierPoint", "KvCachePlan", "ServingMix", "ServingOptions", "Speculation",
-    "TargetResult", "at_rate", "devices_for_rate", "frontier", "kv_cache_plan", "max_concurrency_for_targets",
-    "mixed_step_ops", "mtp_architecture", "step_time_s",
-]
+from ..errors import ModelInputError
+from ..estimate import pass_totals, scenario_ceilings
+from ..ops import build_ops
+from ..scenario import Parallelism, Scenario
+from .inputs import ServingMix, ServingOptions, draft_scenario
+from .memory import KvCachePlan, kv_cache_plan
+from .step import mixed_step_ops
 
 SECONDS_PER_HOUR = 3600.0
 MAX_FRONTIER_POINTS = 4096
