@@ -42,13 +42,13 @@ from .inference import Estimate, GenerationOps, estimate, generation_ops
 from .memory import GIB, memory_footprint
 from .scenario import Scenario
 from .serving import at_rate, frontier
-from .serving_inputs import ServingMix, ServingOptions
+from .serving.inputs import ServingMix, ServingOptions
 
 RATE_METRICS = ("decode_tokens_per_s_per_seq", "prefill_tokens_per_s", "output_tokens_per_s",
                 "output_tokens_per_s_per_gpu")
 TIME_METRICS = ("ttft_ms", "itl_ms", "e2e_s")
 METRICS = RATE_METRICS + TIME_METRICS
-# A serving benchmark's metrics (rows with a concurrency: continuous batching, serving.py), SI units.
+# A serving benchmark's metrics (rows with a concurrency: continuous batching, serving/), SI units.
 SERVING_METRICS = ("ttft_s", "itl_s", "output_tokens_per_s_per_device")
 SERVING_RATE_METRICS = ("output_tokens_per_s_per_device",)
 
@@ -150,7 +150,7 @@ def with_serving_band(result: RowResult, scenario: Scenario, concurrency: int, r
 
 def predict_serving(scenario: Scenario, metric: str, concurrency: int, rate_per_s: float | None,
                     estimate_name: str = "expected") -> tuple[float, bool]:
-    """(prediction, fits) of a serving benchmark's metric by the continuous-batching model (serving.py): the mean
+    """(prediction, fits) of a serving benchmark's metric by the continuous-batching model (serving/): the mean
     prompt and output of the row, at ``concurrency`` requests in flight (closed loop, :func:`serving.frontier`), or
     at ``rate_per_s`` arrivals (:func:`serving.at_rate`) when the row states a rate. ``ttft_s`` and ``itl_s`` per
     request, ``output_tokens_per_s_per_device`` over the replica's TP x PP devices. ``fits``: the concurrency fits

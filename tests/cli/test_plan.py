@@ -1,6 +1,6 @@
 """``roofline plan`` (tui/cli/plan.py, tui/views/plan_text.py): the serving planner's CLI contract.
 
-The JSON must carry what the serving model (models/serving.py) computes when called directly on the same scenario;
+The JSON must carry what the serving model (models/serving/) computes when called directly on the same scenario;
 prices belong to each device; every bad value exits 2 with one line naming the flag.
 """
 

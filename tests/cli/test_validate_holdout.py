@@ -11,7 +11,7 @@ import pytest
 from roofline.models.estimate import scenario_ceilings
 from roofline.models.inference import estimate
 from roofline.models.serving import at_rate, frontier
-from roofline.models.serving_inputs import ServingMix, ServingOptions
+from roofline.models.serving.inputs import ServingMix, ServingOptions
 from roofline.models.validation import RowResult, ValidationCase, evaluate, memory_flags
 from roofline.presets.measurements import read_measurements
 from roofline.tui.cli.main import main

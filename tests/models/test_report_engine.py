@@ -12,7 +12,7 @@ from roofline.models.gap import decode_gap
 from roofline.models.inference import estimate
 from roofline.models.report import scenario_report
 from roofline.models.serving import frontier
-from roofline.models.serving_inputs import ServingMix
+from roofline.models.serving.inputs import ServingMix
 from roofline.models.sweeps import batch_sweep
 from roofline.tui.views.report_text import render_markdown, render_text
 from tests.conftest import scenario

@@ -3,7 +3,7 @@
 Each row is scored with its ``engine`` column (the default engine where empty; ``--engine`` scores every row with
 one engine instead). Rows whose configuration does not fit in device memory as stated
 (:func:`models.validation.memory_flags`) are left out of the summary and listed with the reason; serving rows (with
-a ``concurrency``) are scored by the continuous-batching model (models/serving.py) at their concurrency or rate
+a ``concurrency``) are scored by the continuous-batching model (models/serving/) at their concurrency or rate
 and reported apart (``serving`` in JSON). ``--holdout family`` adds leave-one-family-out scores
 (:func:`models.validation.leave_one_family_out`): in-sample and held-out error per source family and overall.
 Every scored row carries the uncertainty band of ``expected`` (models/band.py: the engine profiles for its device's
@@ -216,7 +216,7 @@ def run_validate(args: Namespace) -> int:
         print(f"left out {row.id}: {reason}")
     if s.serving_scored:
         print()
-        print("serving rows (continuous batching, models/serving.py, at each row's concurrency or rate):")
+        print("serving rows (continuous batching, models/serving/, at each row's concurrency or rate):")
         for _row, r in s.serving_scored:
             print(_row_text(r))
         scored = [r for _, r in s.serving_scored]

@@ -115,7 +115,7 @@ INPUTS: tuple[ScenarioInput, ...] = (
                   default=_BATCHING_DEFAULTS["kv_compression_ratio"], low=1.0, high=1000.0, flag="--kv-compression",
                   file_key="kv_compression_ratio", model_error_fields=("kv_compression_ratio",),
                   help="extra KV-cache compression factor beyond the KV format"),
-    # serving mode (issue 19): a continuous-batching engine in steady state (models/serving.py); `roofline plan` has
+    # serving mode (issue 19): a continuous-batching engine in steady state (models/serving/); `roofline plan` has
     # the same flags, for several concurrencies and devices at once
     ScenarioInput(name="serving", label="serving mode", kind="bool", default=False, flag="--serving",
                   file_key="serving", help="continuous-batching serving: headline numbers at the concurrency (or "
