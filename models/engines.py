@@ -213,6 +213,22 @@ MLX_INT4_EFFICIENCY = 1.0
 VLLM_CUSTOM_ALL_REDUCE_LATENCY_S = 9e-6
 SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S = 5e-6
 
+# The fixed path of one request (HTTP, tokenising, scheduling, detokenising): TTFT at one request in flight and a
+# prompt whose prefill is negligible, less one decode step (TPOT, the first token's own forward pass, which the serving
+# model already counts). vLLM: Qwen3-0.6B on an A100, ISL 128 / OSL 128, concurrency 1: TTFT 12.4 ms, TPOT 4.2 ms
+# (tenstorrent/tt-inference-server#340, GPU reference sweep, 2025-06-24). SGLang: bench_serving at max concurrency 1,
+# mean input 197 tokens (DeepSeek-OCR, 570M active parameters), TTFT 21.59 ms, TPOT 1.47 ms (SGLang cookbook,
+# DeepSeek-OCR page). TensorRT-LLM 1.1: gpt2 fp16 on an RTX 4070, trace replay at the heaviest load, TTFT p90 6.30 ms
+# (wineandchord.com "LLM inference from scratch 076", beside vLLM 0.7.2 10.15 ms and SGLang 0.4.6 9.39 ms): a p90
+# under load, so an upper end of the idle path.
+VLLM_REQUEST_OVERHEAD_S = 12.4e-3 - 4.2e-3
+SGLANG_REQUEST_OVERHEAD_S = 21.59e-3 - 1.47e-3
+TRTLLM_REQUEST_OVERHEAD_S = 6.30e-3
+_REQUEST_VLLM = "tenstorrent/tt-inference-server#340: Qwen3-0.6B, A100, ISL 128, C=1: TTFT 12.4 ms - TPOT 4.2 ms"
+_REQUEST_SGLANG = "SGLang cookbook (DeepSeek-OCR), bench_serving C=1, 197 input tokens: TTFT 21.59 ms - TPOT 1.47 ms"
+_REQUEST_TRTLLM = ("wineandchord.com 'LLM inference from scratch 076': TensorRT-LLM 1.1, gpt2, TTFT p90 6.30 ms under "
+                   "load (an upper end)")
+
 FORMAT_FAMILIES = ("native", "int8", "fp8", "int4", "fp4", "gguf")
 
 
@@ -260,6 +276,9 @@ class Engine:
     prompt_matmul_fraction: float | None = None
     prompt_matmul_fraction_hbm: float | None = None
     vendors: tuple[str, ...] = ("NVIDIA",)
+    # the fixed path of one request outside the forward passes (HTTP, tokenising, scheduling, detokenising): added
+    # once to TTFT by the serving model (models/serving/), never to bound; 0: no public figure
+    request_overhead_s: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)
     notes: str = ""
 
@@ -317,19 +336,25 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
     Engine(id="vllm", name="vLLM (CUDA graphs, Marlin int4, custom all-reduce)",
            dequant_efficiency={"int4": MARLIN_INT4_EFFICIENCY},
            custom_all_reduce_latency_s=VLLM_CUSTOM_ALL_REDUCE_LATENCY_S,
+           request_overhead_s=VLLM_REQUEST_OVERHEAD_S,
            sources={"kernel_overhead_s": _BLOG, "int4": "IST-DASLab/marlin README: close to ideal 4x",
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (vLLM custom all-reduce, H100)"},
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (vLLM custom all-reduce, H100)",
+                    "request_overhead_s": _REQUEST_VLLM},
            notes=f"int8/fp8/fp4 weight-only and GEMV share: {_NO_FIGURE}"),
     Engine(id="sglang", name="SGLang (CUDA graphs, Marlin int4, custom all-reduce)",
            dequant_efficiency={"int4": MARLIN_INT4_EFFICIENCY},
            custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
+           request_overhead_s=SGLANG_REQUEST_OVERHEAD_S,
            sources={"kernel_overhead_s": _BLOG, "int4": "IST-DASLab/marlin README: close to ideal 4x",
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang custom all-reduce, H100)"},
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang custom all-reduce, H100)",
+                    "request_overhead_s": _REQUEST_SGLANG},
            notes=f"int8/fp8/fp4 weight-only and GEMV share: {_NO_FIGURE}"),
     Engine(id="trtllm", name="TensorRT-LLM (current: XQA decode attention per KV head, custom all-reduce)",
            custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
+           request_overhead_s=TRTLLM_REQUEST_OVERHEAD_S,
            sources={"kernel_overhead_s": _BLOG,
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang's kernel adapts TensorRT-LLM's)"},
+                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang's kernel adapts TensorRT-LLM's)",
+                    "request_overhead_s": _REQUEST_TRTLLM},
            notes=f"weight-only dequantisation and GEMV share: {_NO_FIGURE}"),
     Engine(id="trtllm-0.5", name="TensorRT-LLM 0.5-0.6 (masked MHA reads KV once per query head)",
            kv_reads_per_query_head=True,
@@ -431,6 +456,11 @@ ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
 )}
 
 ENGINES = tuple(ENGINE_PROFILES)
+
+
+def engine_ids() -> tuple[str, ...]:
+    """Every engine id with a profile."""
+    return tuple(ENGINE_PROFILES)
 DEFAULT_ENGINE = "generic"
 
 
