@@ -3,6 +3,7 @@ the presets table, and the history command's baseline, claim lines and labels.""
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -43,6 +44,27 @@ def test_bash_completion_script_parses(capsys):
     _, out, _ = run_cli(["completion", "bash"], capsys)
     result = subprocess.run([shutil.which("bash") or "bash", "-n"], input=out, text=True, capture_output=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_every_id_flag_completes_to_the_catalogue(capsys):
+    """Each flag that takes a preset id lists the ids in the script (bash keeps them per subcommand and flag)."""
+    _, out, _ = run_cli(["completion", "bash"], capsys)
+    for variable in ("_shtab_roofline___hardware_choices", "_shtab_roofline___model_choices",
+                     "_shtab_roofline_report___hardware_choices", "_shtab_roofline_history___from_choices",
+                     "_shtab_roofline_history___to_choices", "_shtab_roofline_measure___hardware_choices",
+                     "_shtab_roofline_calibrate___model_choices", "_shtab_roofline_plan___draft_choices"):
+        line = next(line for line in out.splitlines() if line.startswith(variable + "="))
+        assert ("h100-sxm" if "model" not in variable and "draft" not in variable else "llama-3.1-8b") in line
+
+
+def test_id_choices_belong_to_the_script_only():
+    """Parsing takes any id or path (a config.json folder, a user preset made after the script was written)."""
+    from roofline.tui.cli.completion import completion_ids
+    from roofline.tui.cli.main import build_parser
+
+    assert completion_ids("hardware") is None
+    args = build_parser().parse_args(["report", "--hardware", "not-a-preset", "--model", "./some/folder"])
+    assert (args.hardware_id, args.model_ref) == ("not-a-preset", "./some/folder")
 
 
 def test_completion_needs_a_known_shell(capsys):
@@ -191,3 +213,76 @@ def test_history_chart_labels_devices_and_the_endpoint_multipliers(capsys):
 def test_history_ids_ignore_case(capsys):
     data = json.loads(_history(capsys, "--from", "K20", "--to", "MI250X", "--format", "json"))
     assert (data["baseline"], data["endpoint"]) == ("k20", "mi250x")
+
+
+# ---- private names of libraries live in tui/perf/ only --------------------------------------------
+# Each use outside tui/perf/ where no public path exists: (file, name) -> why, and the test that pins the release.
+LIBRARY_PRIVATE_NAMES = {
+    ("tui/cli/serve.py", "_process"): "textual-serve's AppService keeps the session's process only there; pinned by "
+    "tests/cli/test_serve_security.py::test_textual_serve_is_the_release_whose_private_name_is_used",
+    ("tui/probe/measure_gpu.py", "_scaled_mm"): "torch has no public FP8 GEMM; probed with hasattr, skipped without",
+    ("tui/explorer/charts.py", "_get_plotext_theme_name"): "textual-plotext's theme mapping (issue 26 names it; the "
+    "explorer's to move behind tui/perf/)",
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def library_private_names(root: Path = ROOT) -> set[tuple[str, str]]:
+    """(file, name) for every private name of another package read outside tui/perf/: ``obj._name`` (also on
+    ``self``, an inherited one) where no roofline module defines ``_name``; ``getattr(obj, "_name")`` on anything
+    but ``self``; ``from library import _name``."""
+    trees = {path: ast.parse(path.read_text(encoding="utf-8"))
+             for folder in ("tui", "models", "presets") for path in sorted((root / folder).rglob("*.py"))}
+    defined: set[str] = set()
+    for tree in trees.values():
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                defined.add(node.name)
+            elif isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Store):
+                defined.add(node.id if isinstance(node, ast.Name) else node.attr)
+            elif isinstance(node, ast.arg):
+                defined.add(node.arg)
+            elif isinstance(node, ast.alias):
+                defined.add(node.asname or node.name)
+    found: set[tuple[str, str]] = set()
+    for path, tree in trees.items():
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith("tui/perf/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and _private(node.attr) and node.attr not in defined:
+                found.add((rel, node.attr))
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                  and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) > 1
+                  and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)
+                  and _private(node.args[1].value)):
+                target = node.args[0]
+                if not (isinstance(target, ast.Name) and target.id == "self") or node.args[1].value not in defined:
+                    found.add((rel, node.args[1].value))
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and not (node.module or "").startswith(
+                    "roofline"):
+                found.update((rel, alias.name) for alias in node.names if _private(alias.name))
+    return found
+
+
+def test_private_library_names_outside_perf_are_the_listed_ones():
+    """A new private name of Textual, argparse, textual-serve... outside tui/perf/ fails here: use the public API,
+    or list it with the reason and the test that pins the library release."""
+    assert library_private_names() <= set(LIBRARY_PRIVATE_NAMES)
+
+
+def test_the_private_name_scan_sees_each_form(tmp_path):
+    (tmp_path / "tui" / "cli").mkdir(parents=True)
+    (tmp_path / "tui" / "perf").mkdir()
+    (tmp_path / "tui" / "cli" / "a.py").write_text(
+        "import argparse\nfrom textual.widget import _thing\n"
+        "def f(parser, service):\n    parser._actions\n    getattr(service, '_own')\n    argparse._Sub\n"
+        "class C:\n    def __init__(self):\n        self._own = 1\n    def g(self):\n"
+        "        return self._own, self._inherited, getattr(self, '_own')\n")
+    (tmp_path / "tui" / "perf" / "p.py").write_text("def f(x):\n    return x._allowed_here\n")
+    assert library_private_names(tmp_path) == {
+        ("tui/cli/a.py", "_thing"), ("tui/cli/a.py", "_actions"), ("tui/cli/a.py", "_own"),
+        ("tui/cli/a.py", "_Sub"), ("tui/cli/a.py", "_inherited")}

@@ -315,7 +315,11 @@ def test_end_process(code, how):
 def test_textual_serve_is_the_release_whose_private_name_is_used():
     """serve.py reads ``AppService._process``: re-check it (and update TEXTUAL_SERVE_CHECKED) on an upgrade."""
     pytest.importorskip("textual_serve")
-    assert importlib.metadata.version("textual-serve") == serve.TEXTUAL_SERVE_CHECKED
+    installed = importlib.metadata.version("textual-serve")
+    assert installed == serve.TEXTUAL_SERVE_CHECKED, (
+        f"textual-serve {installed} is installed, serve.py's AppService._process was checked with "
+        f"{serve.TEXTUAL_SERVE_CHECKED}: run test_app_service_keeps_its_process_where_serve_reads_it, then update "
+        "TEXTUAL_SERVE_CHECKED")
 
 
 @pytest.mark.slow

@@ -7,6 +7,8 @@ complete from the catalogue as it is when the script is generated; regenerate af
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from contextvars import ContextVar
 
 SHELLS = ("bash", "zsh", "fish")
 INSTALL_HELP = {
@@ -14,9 +16,19 @@ INSTALL_HELP = {
     "zsh": "roofline completion zsh > ~/.zfunc/_roofline  (with fpath+=~/.zfunc before compinit in ~/.zshrc)",
     "fish": "roofline completion fish > ~/.config/fish/completions/roofline.fish",
 }
-# flags (by dest) whose values are preset ids of a kind
-_ID_FLAGS = {"hardware_id": "hardware", "hardware": "hardware", "from_id": "hardware", "to_id": "hardware",
-             "model_ref": "models", "model": "models"}
+# While the completion script's parser is built: preset kind -> the catalogue's ids, which id flags take as
+# choices (see completion_ids). Outside that, None: parsing keeps accepting any id or path.
+_SCRIPT_IDS: ContextVar[dict[str, list[str]] | None] = ContextVar("roofline_completion_ids", default=None)
+
+
+def completion_ids(kind: str) -> list[str] | None:
+    """``choices=`` for an id flag of ``kind`` (``hardware`` or ``models``): the catalogue's ids while the completion
+    script's parser is built, else None (any id or config.json path is accepted).
+
+    Declaring them where the flag is declared keeps to argparse's public API (it has none to walk a built parser's
+    actions: that is ``parser._actions``)."""
+    ids = _SCRIPT_IDS.get()
+    return None if ids is None else ids[kind]
 
 
 def add_completion_parser(sub) -> argparse.ArgumentParser:
@@ -29,29 +41,22 @@ def add_completion_parser(sub) -> argparse.ArgumentParser:
     return parser
 
 
-def _with_id_choices(parser: argparse.ArgumentParser, ids: dict[str, list[str]]) -> None:
-    """Give id flags the catalogue's ids as choices, in this parser and its subcommands (only the copy built
-    for the script: parsing keeps accepting any id or path)."""
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            for child in action.choices.values():
-                _with_id_choices(child, ids)
-        elif action.option_strings and action.dest in _ID_FLAGS and action.choices is None:
-            action.choices = ids[_ID_FLAGS[action.dest]]
-
-
-def completion_script(shell: str) -> str:
-    """The completion script of ``roofline`` for ``shell`` (one of :data:`SHELLS`)."""
+def completion_script(shell: str, build_parser: Callable[[], argparse.ArgumentParser]) -> str:
+    """The completion script for ``shell`` (one of :data:`SHELLS`) of the parser ``build_parser()`` builds (main's
+    ``build_parser``, handed in so that this module does not import main), its id flags completing to the
+    catalogue's ids."""
     import shtab
 
     from roofline.presets.loader import preset_ids
-    from roofline.tui.cli.main import build_parser
 
-    parser = build_parser()
-    _with_id_choices(parser, {kind: preset_ids(kind) for kind in ("hardware", "models")})
+    token = _SCRIPT_IDS.set({kind: preset_ids(kind) for kind in ("hardware", "models")})
+    try:
+        parser = build_parser()
+    finally:
+        _SCRIPT_IDS.reset(token)
     return shtab.complete(parser, shell=shell)
 
 
-def run_completion(args: argparse.Namespace) -> int:
-    print(completion_script(args.shell))
+def run_completion(args: argparse.Namespace, build_parser: Callable[[], argparse.ArgumentParser]) -> int:
+    print(completion_script(args.shell, build_parser))
     return 0

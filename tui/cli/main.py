@@ -13,16 +13,14 @@ import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from roofline.tui.cli.completion import add_completion_parser, completion_ids
+from roofline.tui.cli.preset_loading import UsageError, load_preset
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
 from roofline.tui.inputs.registry import FILE_KEY_TYPES, flag_for, input_for_model_error
 
 EXIT_USAGE = 2
 # calibrate --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 CALIBRATE_SCHEMA_VERSION = 1
-
-
-class UsageError(Exception):
-    """A bad command-line value: reported as one line, exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -91,8 +89,10 @@ def build_parser() -> argparse.ArgumentParser:
                              formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     history.add_argument("--metric", choices=("fp64", "fp64-matrix", "fp32", "bf16", "fp8"), default="bf16",
                          help="compute metric (bf16 = dense 16-bit tensor, FP32 for parts without)")
-    history.add_argument("--from", dest="from_id", metavar="ID", help="baseline device (default: k20x)")
-    history.add_argument("--to", dest="to_id", metavar="ID", help="endpoint device (default: h100-sxm)")
+    history.add_argument("--from", dest="from_id", metavar="ID", choices=completion_ids("hardware"),
+                         help="baseline device (default: k20x)")
+    history.add_argument("--to", dest="to_id", metavar="ID", choices=completion_ids("hardware"),
+                         help="endpoint device (default: h100-sxm)")
     history.add_argument("--vendor", nargs="+", metavar="NAME", help="only these vendors (e.g. NVIDIA AMD)")
     history.add_argument("--category", choices=("datacenter", "all"), default="datacenter",
                          help="datacenter parts only, or consumer, workstation, edge and SoC parts too")
@@ -127,10 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     validate = sub.add_parser("validate", help="compare expected and bound with published measurements (CSV)")
     validate.add_argument("file", metavar="FILE", help="CSV: id, hardware, tp, pp, model, weights, kv, batch, prompt, "
                           "output, metric, value")
-    validate.add_argument("--format", choices=("text", "json"), default="text",
-                          help="output format; json: schema_version, summary, by_family, by_metric, rows, skipped")
-    validate.add_argument("--holdout", choices=("family",), default=None,
-                          help="also score each source family with the fitted factors refitted without it")
+    validate.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                          help="output format; json: schema_version, summary, by_family, by_metric, rows, skipped; "
+                          "markdown: the README's accuracy tables (in-sample, leave-one-family-out, -source-out)")
+    validate.add_argument("--holdout", choices=("family", "source", "both"), default=None,
+                          help="also score each source family (or source document, or both) with the fitted factors "
+                          "refitted without it")
     validate.add_argument("--engine", default=None, metavar="ENGINE",
                           help="score every row with this engine instead of the row's engine column")
 
@@ -149,7 +151,6 @@ def build_parser() -> argparse.ArgumentParser:
                            help="output format; json: schema_version, hardware, model, measured_step_s, "
                            "expected_step_s_before, parameter, value, reason, saved")
 
-    from roofline.tui.cli.completion import add_completion_parser
     from roofline.tui.cli.detect import add_detect_parser
     from roofline.tui.cli.measure import add_measure_parser
     from roofline.tui.cli.plan import add_plan_parser
@@ -171,33 +172,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load_preset(flag: str, kind: str, ref: str, loader):
-    """A preset (or config.json) for a flag; unknown ids name the nearest valid ones."""
-    from roofline.presets.ids import suggest_ids
-    from roofline.presets.loader import PresetFileError, preset_ids
-
-    warnings: list = []
-    try:
-        item = loader(ref, warnings=warnings)
-        for warning in warnings:
-            print(f"roofline: warning: {warning}", file=sys.stderr)
-        return item
-    except KeyError:
-        near = suggest_ids(ref, preset_ids(kind))
-        hint = f"did you mean {', '.join(near)}?" if near else f"see: roofline presets {kind}"
-        raise UsageError(f"{flag}: unknown id {ref!r} ({hint})") from None
-    except PresetFileError as err:
-        raise UsageError(f"{flag}: {err}") from None
-
-
 def _scenario_from_args(args: argparse.Namespace):
     """The scenario of the flags (registry defaults for the rest), built as the explorer builds it."""
     from roofline.presets import load_hardware, resolve_model
     from roofline.tui.inputs.form import FormError, scenario_from
 
     form = form_from_args(args)
-    hardware = _load_preset("--hardware", "hardware", form.hardware_id, load_hardware)
-    model = _load_preset("--model", "models", form.model_ref, resolve_model)
+    hardware = load_preset("--hardware", "hardware", form.hardware_id, load_hardware)
+    model = load_preset("--model", "models", form.model_ref, resolve_model)
     try:
         return scenario_from(form, hardware, model)
     except FormError as err:
@@ -300,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "completion":
             from roofline.tui.cli.completion import run_completion
 
-            return run_completion(args)
+            return run_completion(args, build_parser)
         if args.command == "history":
             from roofline.tui.cli.history import run_history
 

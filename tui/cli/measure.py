@@ -12,6 +12,8 @@ import re
 import sys
 from typing import Any
 
+from roofline.tui.cli.completion import completion_ids
+
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -71,7 +73,7 @@ def add_measure_parser(sub: Any) -> argparse.ArgumentParser:
                         help="output format; json: schema_version, the measurement (device, kind, host, date, "
                         "mem_bw_bytes_per_s, flops_per_s_by_dtype, skipped, method) and preset {id, "
                         "measured_over_spec} or null")
-    parser.add_argument("--hardware", metavar="ID",
+    parser.add_argument("--hardware", metavar="ID", choices=completion_ids("hardware"),
                         help="the preset this device is: shows measured/spec; --save then stores a copy with "
                              "measured [achievable] fractions (GPUs are matched automatically where possible)")
     parser.add_argument("--save", action="store_true", help="store the result as a user hardware preset")

@@ -14,6 +14,7 @@ import math
 from dataclasses import asdict, replace
 from typing import Any
 
+from roofline.tui.cli.completion import completion_ids
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
 from roofline.tui.inputs.registry import INPUTS, SERVING_INPUTS
 
@@ -96,7 +97,8 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
                       metavar="S", help="shared prompt prefix, tokens, cached with hit rate --prefix-hit")
     plan.add_argument("--prefix-hit", type=_number("--prefix-hit", low=0, high=1), metavar="H",
                       help="share of requests whose prefix is in the cache, 0..1 (with --prefix-tokens)")
-    plan.add_argument("--draft", metavar="MODEL", help="speculative decoding with this draft model (a model preset "
+    plan.add_argument("--draft", metavar="MODEL", choices=completion_ids("models"),
+                      help="speculative decoding with this draft model (a model preset "
                       "id or config.json); without it, --spec-tokens drafts with one MTP layer of the target")
     plan.add_argument("--spec-tokens", type=_number("--spec-tokens", low=1, high=MAX_SPEC_TOKENS, whole=True),
                       metavar="K", help="speculative tokens drafted per step")
@@ -152,7 +154,7 @@ def _mix(args: argparse.Namespace, form):
 def _speculation(args: argparse.Namespace):
     from roofline.models.serving import Speculation
     from roofline.presets import resolve_model
-    from roofline.tui.cli.main import _load_preset
+    from roofline.tui.cli.preset_loading import load_preset
 
     if args.draft is None and args.spec_tokens is None and args.accept is None:
         return None
@@ -161,7 +163,7 @@ def _speculation(args: argparse.Namespace):
     for flag, value in (("--spec-tokens", args.spec_tokens), ("--accept", args.accept)):
         if value is None:
             raise _Usage(f"{flag}: needed for speculative decoding (given: {given})")
-    draft = None if args.draft is None else _load_preset("--draft", "models", args.draft, resolve_model)
+    draft = None if args.draft is None else load_preset("--draft", "models", args.draft, resolve_model)
     return Speculation(tokens=args.spec_tokens, acceptance=args.accept, draft=draft)
 
 
@@ -178,7 +180,7 @@ def _prices(args: argparse.Namespace, ids: list[str]) -> list[float | None]:
 
 def _scenarios(args: argparse.Namespace, form, ids: list[str]) -> list:
     from roofline.presets import load_hardware, resolve_model
-    from roofline.tui.cli.main import _load_preset
+    from roofline.tui.cli.preset_loading import load_preset
     from roofline.tui.inputs.form import FormError, scenario_from
     from roofline.tui.inputs.registry import flag_for
 
@@ -186,10 +188,10 @@ def _scenarios(args: argparse.Namespace, form, ids: list[str]) -> list:
         for name in _HARDWARE_OVERRIDES:
             if getattr(form, name) is not None:
                 raise _Usage(f"{flag_for(name)}: overrides one device's figure; not with several --hardware")
-    model = _load_preset("--model", "models", form.model_ref, resolve_model)
+    model = load_preset("--model", "models", form.model_ref, resolve_model)
     scenarios = []
     for hw_id in ids:
-        hardware = _load_preset("--hardware", "hardware", hw_id, load_hardware)
+        hardware = load_preset("--hardware", "hardware", hw_id, load_hardware)
         try:
             scenarios.append(scenario_from(replace(form, hardware_id=hw_id), hardware, model))
         except FormError as err:

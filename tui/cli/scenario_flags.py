@@ -11,6 +11,7 @@ import argparse
 import math
 from dataclasses import replace
 
+from roofline.tui.cli.completion import completion_ids
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.inputs.limits import check_number
 from roofline.tui.inputs.registry import INPUTS, ScenarioInput
@@ -73,6 +74,7 @@ def add_scenario_flags(group, *, only: tuple[str, ...] | None = None) -> None:
             kwargs["metavar"] = spec.name.upper() if spec.name in ("engine", "topology") else "DTYPE"
         else:
             kwargs["metavar"] = "ID|PATH" if spec.name == "model_ref" else "ID"
+            kwargs["choices"] = completion_ids("models" if spec.name == "model_ref" else "hardware")
         group.add_argument(spec.flag, **kwargs)
 
 
