@@ -45,6 +45,15 @@ class Hardware:
     interconnect: str = ""
     interconnect_bw_bytes_per_s: float = 0.0
     interconnect_latency_s: float | None = None
+    # The scale-up domain: devices joined by ``interconnect`` (8 in an HGX/DGX or MI300X-class platform node, 72 in a
+    # GB200/GB300 NVL72 rack); 1 for a card on its own. Nodes join over ``scale_out``: the NIC of each device
+    # ("InfiniBand NDR 400 Gb/s (ConnectX-7)"), its bandwidth per direction and per device, its small-message latency
+    # (None: topology.SCALE_OUT_LATENCY_S); ``fabric_source`` names the datasheets (topology.py uses them).
+    devices_per_node: int = 1
+    scale_out: str = ""
+    scale_out_bw_unidirectional_bytes_per_s: float = 0.0
+    scale_out_latency_s: float | None = None
+    fabric_source: str = ""
     l2_cache_bytes: float | None = None
     # Dual-die boards (K80, MI250X) are one preset, but each die is its own device to the runtime;
     # the figures here are per device (the loader divides package figures by this count).

@@ -18,6 +18,7 @@ Bandwidths are per direction; the ``expected`` estimate applies its achieved lin
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -137,3 +138,104 @@ def ring_all_reduce_s(message_bytes: float, tp: int, link: Link, bw_fraction: fl
     if tp <= 1:
         return 0.0
     return 2.0 * (tp - 1) / tp * message_bytes / (link.bw_unidirectional_bytes_per_s * bw_fraction) + link.latency_s
+
+
+# ---- beyond one node: the scale-up domain (a node, an NVL72 rack) and the scale-out fabric between them ----------
+# A node is ``Hardware.devices_per_node`` devices on the preset's ``interconnect`` (NVLink/NVSwitch, xGMI); nodes join
+# over one NIC per device (``Hardware.scale_out``). Bandwidths are per device and per direction, as a NIC's line rate
+# is quoted (400 Gb/s = 50 GB/s each way).
+#
+# Small-message latency of one network hop: NCCL's own tuning model charges 14 us per network hop to its Simple
+# protocol (hwLat[NCCL_HW_NET], Ring/Simple, NVIDIA/nccl src/graph/tuning.cc), against 3.4 us over NVLink; the
+# scale-out fabrics below use it unless a preset states its own (``scale_out_latency_us``).
+SCALE_OUT_LATENCY_S = 14e-6
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Fabric:
+    """A scale-out fabric by name (``--fabric``): its line rate per device and direction, latency, source."""
+
+    name: str
+    label: str
+    bw_unidirectional_bytes_per_s: float
+    latency_s: float
+    source: str
+
+
+_IBTA = "InfiniBand Trade Association roadmap (4x port: HDR 200, NDR 400, XDR 800 Gb/s)"
+_IEEE = "IEEE 802.3 Ethernet port speeds (RoCE v2 runs RDMA over them)"
+FABRICS: dict[str, Fabric] = {fabric.name: fabric for fabric in (
+    Fabric(name="ib-hdr", label="InfiniBand HDR 200 Gb/s", bw_unidirectional_bytes_per_s=25e9,
+           latency_s=SCALE_OUT_LATENCY_S, source=_IBTA),
+    Fabric(name="ib-ndr", label="InfiniBand NDR 400 Gb/s", bw_unidirectional_bytes_per_s=50e9,
+           latency_s=SCALE_OUT_LATENCY_S, source=_IBTA),
+    Fabric(name="ib-xdr", label="InfiniBand XDR 800 Gb/s", bw_unidirectional_bytes_per_s=100e9,
+           latency_s=SCALE_OUT_LATENCY_S, source=_IBTA),
+    Fabric(name="roce-200", label="RoCE 200 GbE", bw_unidirectional_bytes_per_s=25e9,
+           latency_s=SCALE_OUT_LATENCY_S, source=_IEEE),
+    Fabric(name="roce-400", label="RoCE 400 GbE", bw_unidirectional_bytes_per_s=50e9,
+           latency_s=SCALE_OUT_LATENCY_S, source=_IEEE),
+    Fabric(name="roce-800", label="RoCE 800 GbE", bw_unidirectional_bytes_per_s=100e9,
+           latency_s=SCALE_OUT_LATENCY_S, source=_IEEE),
+)}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Cluster:
+    """Where a group of devices runs: ``devices_per_node`` on the scale-up link, nodes joined by ``scale_out``
+    (None: the preset names no fabric, so a group cannot leave one node)."""
+
+    hardware_id: str
+    devices_per_node: int
+    scale_up: Link
+    scale_out: Link | None
+
+    def nodes_for(self, devices: int) -> int:
+        """Nodes a group of ``devices`` spans: ceil(devices / devices per node)."""
+        return max(1, math.ceil(devices / self.devices_per_node))
+
+    def link_for_group(self, devices: int) -> Link:
+        """The slowest link a group of ``devices`` uses: the scale-up link inside one node, else the scale-out NIC.
+        ModelInputError when the group spans nodes and the preset has no scale-out fabric."""
+        if devices <= self.devices_per_node:
+            return self.scale_up
+        if self.scale_out is None:
+            raise ModelInputError("fabric", f"{devices} {self.hardware_id} devices span "
+                                  f"{self.nodes_for(devices)} nodes of {self.devices_per_node}, and the preset names "
+                                  "no scale-out fabric (give --fabric, e.g. ib-ndr)")
+        return self.scale_out
+
+
+def scale_up_link(hw: Hardware) -> Link:
+    """The link between two devices of one node (the preset's interconnect, per direction)."""
+    return _primary_link(hw, default_topology(hw), PCIE_HOST_LATENCY_S if _pcie_only(hw) else NVLINK_LATENCY_S)
+
+
+def scale_out_link(hw: Hardware, fabric: str | None = None) -> Link | None:
+    """The NIC of one device between nodes: the named :data:`FABRICS` entry (``--fabric``), else the preset's
+    ``scale_out`` figures; None when neither names one."""
+    if fabric is not None:
+        if fabric not in FABRICS:
+            raise ModelInputError("fabric", f"unknown fabric {fabric!r} (known: {', '.join(FABRICS)})")
+        f = FABRICS[fabric]
+        return Link(kind=f.name, bw_unidirectional_bytes_per_s=f.bw_unidirectional_bytes_per_s,
+                    latency_s=f.latency_s, source=f"{f.label}: {f.source}")
+    if hw.scale_out_bw_unidirectional_bytes_per_s <= 0:
+        return None
+    latency = hw.scale_out_latency_s if hw.scale_out_latency_s is not None else SCALE_OUT_LATENCY_S
+    return Link(kind="scale-out", bw_unidirectional_bytes_per_s=hw.scale_out_bw_unidirectional_bytes_per_s,
+                latency_s=latency, source=f"{hw.id} preset: {hw.scale_out} ({hw.fabric_source})")
+
+
+MAX_DEVICES_PER_NODE = 1024
+
+
+def cluster_for(hw: Hardware, *, fabric: str | None = None, devices_per_node: int | None = None) -> Cluster:
+    """The node and fabric of ``hw``: the preset's device count per node and NIC, or the overrides
+    (``--fabric``; ``devices_per_node`` for another scale-up domain size)."""
+    per_node = hw.devices_per_node if devices_per_node is None else devices_per_node
+    if isinstance(per_node, bool) or not isinstance(per_node, int) or not 1 <= per_node <= MAX_DEVICES_PER_NODE:
+        raise ModelInputError("devices_per_node", f"must be a whole number from 1 to {MAX_DEVICES_PER_NODE}, "
+                              f"got {per_node!r}")
+    return Cluster(hardware_id=hw.id, devices_per_node=per_node, scale_up=scale_up_link(hw),
+                   scale_out=scale_out_link(hw, fabric))

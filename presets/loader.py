@@ -42,6 +42,7 @@ _HW_OPTIONAL = (
     "interconnect_bw_gb_per_s", "interconnect_latency_us", "l2_cache_mb", "tdp_w", "notes", "achievable",
     "devices_per_package",
     "sources", "price_usd_per_hour", "price_source", "fp16_accumulate_dense_tflops",
+    *("devices_per_node", "scale_out", "scale_out_unidirectional_gb_per_s", "scale_out_latency_us", "fabric_source"),
 )
 _ACHIEVABLE_KEYS = (
     "mem_bw_fraction", "mem_bw_source", "matmul_fraction", "matmul_source", "fp8_matmul_fraction",
@@ -64,6 +65,7 @@ FIGURE_RANGES: dict[str, tuple[float, float]] = {
     "dense_peak_tflops": (0.001, 1e7),
     "interconnect_bw_gb_per_s": (0.001, 1e6),
     "interconnect_latency_us": (0.001, 1e6),
+    "scale_out_unidirectional_gb_per_s": (0.001, 1e5),  # per device, one way: 400 Gb/s NDR is 50
     "l2_cache_mb": (0.001, 1e5),
     "tdp_w": (0.1, 1e6),
     "fraction": (1e-4, 1.0),
@@ -295,7 +297,36 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
         sources=sources,
         price_usd_per_hour=None if price is None else price / per_package,
         price_source=doc.string("price_source", required=False),
+        **_fabric_fields(doc),
     )
+
+
+MAX_DEVICES_PER_NODE = 1024  # one scale-up domain; NVL72 racks are 72, NVL576 would be 576
+
+
+def _fabric_fields(doc: _Doc) -> dict[str, Any]:
+    """The node and scale-out fields (models/hardware.py): a whole device count per node, the NIC named with its
+    per-direction bandwidth, and ``fabric_source`` whenever a fabric figure is given."""
+    d = doc.data
+    per_node = d.get("devices_per_node", 1)
+    if isinstance(per_node, bool) or not isinstance(per_node, int) or not 1 <= per_node <= MAX_DEVICES_PER_NODE:
+        raise doc.fail("devices_per_node",
+                       f"must be a whole number from 1 to {MAX_DEVICES_PER_NODE}, got {clip_repr(per_node)}")
+    bw = doc.number(d, "scale_out_unidirectional_gb_per_s", "scale_out_unidirectional_gb_per_s", required=False,
+                    limits="scale_out_unidirectional_gb_per_s")
+    latency_us = doc.number(d, "scale_out_latency_us", "scale_out_latency_us", required=False,
+                            limits="interconnect_latency_us")
+    name = doc.string("scale_out", required=False)
+    if (bw is None) != (not name.strip()):
+        key = "scale_out" if name.strip() else "scale_out_unidirectional_gb_per_s"  # the key the file has
+        raise doc.fail(key, "scale_out and scale_out_unidirectional_gb_per_s go together (the NIC and its figure)")
+    source = doc.string("fabric_source", required=False)
+    if ("devices_per_node" in d or bw is not None) and not source.strip():
+        key = "devices_per_node" if "devices_per_node" in d else "scale_out_unidirectional_gb_per_s"
+        raise doc.fail(key, "needs fabric_source (the datasheet or spec the node and fabric figures come from)")
+    return {"devices_per_node": per_node, "scale_out": name,
+            "scale_out_bw_unidirectional_bytes_per_s": 0.0 if bw is None else bw * 1e9,
+            "scale_out_latency_s": None if latency_us is None else latency_us * 1e-6, "fabric_source": source}
 
 
 def _model_from_doc(doc: _Doc) -> ModelArchitecture:

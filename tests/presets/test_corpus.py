@@ -74,6 +74,10 @@ HARDWARE_CASES = [
     case("hw-year-long-string", "year", "2222…", 4),
     case("hw-fp16-accumulate-below-peak", "fp16_accumulate_dense_tflops", "at least the fp16 peak (121), got 60", 12),
     case("hw-fp16-accumulate-string", "fp16_accumulate_dense_tflops", "must be a number", 12),
+    case("hw-devices-per-node-0", "devices_per_node", "from 1 to 1024, got 0", 12),
+    case("hw-scale-out-no-figure", "scale_out", "go together", 12),
+    case("hw-scale-out-bw-string", "scale_out_unidirectional_gb_per_s", "must be a number", 13),
+    case("hw-fabric-no-source", "devices_per_node", "needs fabric_source", 12),
 ]
 
 MODEL_CASES = [
