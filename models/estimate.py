@@ -128,6 +128,9 @@ class Ceilings:
     # extra bytes per weight of a GEMM over GGUF weights and more than engines.MMQ_MAX_BATCH_TOKENS tokens: the F16
     # copy the engine dequantises into first (0.0: the kernel reads the quantised weights itself)
     gguf_prompt_copy_bytes_per_weight: float = 0.0
+    # ``expected`` only: the engine evaluates a prompt in micro-batches of this many tokens (llama.cpp's n_ubatch), so
+    # each prefill weight GEMM streams its weights once per micro-batch (:func:`micro_batches`); None: one pass
+    prefill_chunk_tokens: int | None = None
 
     @property
     def ridge_flops_per_byte(self) -> float:
@@ -213,6 +216,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
             for d, (used, peak) in peaks.items()},
         gguf_prompt_copy_bytes_per_weight=(engines.DEQUANT_F16_COPY_BYTES_PER_WEIGHT if profile.prompt_dequant_to_f16
                                            else 0.0),
+        prefill_chunk_tokens=profile.prefill_chunk_tokens,
     )
 
 
@@ -384,25 +388,47 @@ def overlapped_s(compute_s: Number, memory_s: Number, overlap: float) -> Number:
     return np.maximum(compute_s, memory_s) + (1.0 - overlap) * np.minimum(compute_s, memory_s)
 
 
+_ONCE = 1.0
+
+
+def micro_batches(op: Op, c: Ceilings) -> Number:
+    """How many times a prefill weight GEMM streams its weights under ``c``: ceil(T / chunk) when the engine evaluates
+    a prompt of T tokens in micro-batches of ``chunk`` (llama.cpp's n_ubatch, ggml-org/llama.cpp#6017), each a whole
+    forward pass; 1 otherwise (``bound``, decode, the LM head over the last positions, an engine without a chunk).
+    The FLOPs and activations stay those of T tokens."""
+    chunk = c.prefill_chunk_tokens
+    if not chunk or op.phase != "prefill" or op.kind != "matmul" or op.name == "lm_head":
+        return _ONCE
+    micro = np.maximum(np.ceil(np.asarray(op.pass_tokens, dtype=float) / chunk), 1.0)
+    return float(micro) if np.ndim(micro) == 0 else micro
+
+
 def compute_and_memory_s(op: Op, c: Ceilings) -> tuple[Number, Number]:
     """(compute s, memory s) of one occurrence: the two roofline terms and nothing else."""
     if op.kind == "collective":
         return 0.0, 0.0
+    micro = micro_batches(op, c)
+    weight_bytes, memory_bytes = op.weight_bytes, op.memory_bytes
+    if micro is not _ONCE:  # the common path: nothing streams twice
+        weight_bytes = op.weight_bytes * micro
+        memory_bytes = memory_bytes + (weight_bytes - op.weight_bytes)
     efficiency = c.weight_stream_efficiency.get(op.weight_dtype, 1.0)
-    memory_bytes = op.memory_bytes if efficiency == 1.0 else op.memory_bytes + op.weight_bytes * (1 / efficiency - 1)
+    if efficiency != 1.0:
+        memory_bytes = memory_bytes + weight_bytes * (1 / efficiency - 1)
     if c.gguf_prompt_copy_bytes_per_weight and op.kind == "matmul" and op.weight_dtype in GGUF_INTEGER_FORMATS:
-        memory_bytes = memory_bytes + dequant_copy_bytes(op, c.gguf_prompt_copy_bytes_per_weight)
+        memory_bytes = memory_bytes + dequant_copy_bytes(op, c.gguf_prompt_copy_bytes_per_weight, micro)
     if c.kv_reads_per_query_head and op.kind == "attention":
         memory_bytes = memory_bytes + op.kv_read_bytes * (kv_read_multiplier(op) - 1.0)
     return op.flops / compute_rate_flops_per_s(op, c), memory_bytes / c.mem_bw_bytes_per_s
 
 
-def dequant_copy_bytes(op: Op, bytes_per_weight: float) -> Number:
+def dequant_copy_bytes(op: Op, bytes_per_weight: float, micro: Number = 1.0) -> Number:
     """The F16 copy a GEMM over GGUF weights writes and reads when each weight meets more than
-    engines.MMQ_MAX_BATCH_TOKENS tokens: weights x ``bytes_per_weight``, else 0. Weights = weight_bytes over the
-    format's bytes per weight; tokens per weight = FLOPs / (2 x weights) (T for a dense GEMM, the tokens routed to
-    each touched expert for an MoE one)."""
-    weights = op.weight_bytes / (WEIGHT_BITS_PER_ELEMENT[op.weight_dtype] / 8.0)
+    engines.MMQ_MAX_BATCH_TOKENS tokens: weights x ``bytes_per_weight``, else 0, once per micro-batch (``micro``,
+    :func:`micro_batches`). Weights = weight_bytes over the format's bytes per weight; tokens per weight and micro-batch
+    = FLOPs / (2 x weights x micro) (T / micro for a dense GEMM, the tokens routed to each touched expert for an MoE
+    one)."""
+    weights = op.weight_bytes / (WEIGHT_BITS_PER_ELEMENT[op.weight_dtype] / 8.0) * micro
     tokens = np.divide(op.flops, np.maximum(2.0 * weights, 1e-30))
     copy = np.where(tokens > engines.MMQ_MAX_BATCH_TOKENS, weights * bytes_per_weight, 0.0)
     return float(copy) if np.ndim(copy) == 0 else copy

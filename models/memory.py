@@ -24,7 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .dtypes import weight_bytes_per_param
-from .engines import engine_profile
 from .ops import STATE_BYTES_PER_ELEMENT, residual_bytes_per_element, sizes_for
 from .scenario import Scenario
 
@@ -85,15 +84,18 @@ def kv_cache_bytes_per_sequence_per_device(scenario: Scenario, cached_tokens: in
     return total / pp
 
 
-def activation_bytes_per_device(scenario: Scenario, batch: int) -> float:
+def activation_bytes_per_device(scenario: Scenario, batch: int, prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS
+                                ) -> float:
     """Workspace of one prefill pass over min(B*P, chunk) tokens, plus the last positions' logits."""
-    return _activation_bytes(_activation_terms(scenario), batch)
+    return _activation_bytes(_activation_terms(scenario, prefill_chunk_tokens), batch)
 
 
-def _activation_terms(scenario: Scenario) -> tuple[float, int, int, int, int]:
+def _activation_terms(scenario: Scenario, prefill_chunk_tokens: int = PREFILL_CHUNK_TOKENS
+                      ) -> tuple[float, int, int, int, int]:
     """What the activation workspace is made of, for any batch: (bytes per token in the pass, prompt tokens,
-    vocabulary, TP degree: the logits split over TP, tokens one pass holds: the engine's prompt chunk, else
-    :data:`PREFILL_CHUNK_TOKENS`)."""
+    vocabulary, TP degree: the logits split over TP, tokens one pass holds: ``prefill_chunk_tokens``, by default
+    :data:`PREFILL_CHUNK_TOKENS`). The scenario's engine plays no part: a caller that knows the stack ran smaller
+    passes (llama.cpp's 512-token n_ubatch, engines.Engine.prefill_chunk_tokens) passes its chunk."""
     m, b = scenario.model, scenario.batching
     s = sizes_for(scenario)
     a = m.attention
@@ -104,8 +106,7 @@ def _activation_terms(scenario: Scenario) -> tuple[float, int, int, int, int]:
     per_token = (2 * m.hidden_size + max(widths)) * residual_bytes_per_element(s)  # the 16-bit stream
     if not b.flash_attention:  # each query's scores against the prompt, and their softmax
         per_token += 2 * s.q_heads * prompt * s.b_a
-    chunk = engine_profile(scenario.engine).prefill_chunk_tokens or PREFILL_CHUNK_TOKENS
-    return per_token, prompt, m.vocab_size, s.tp, chunk
+    return per_token, prompt, m.vocab_size, s.tp, prefill_chunk_tokens
 
 
 def _activation_bytes(terms: tuple[float, int, int, int, int], batch: int) -> float:
@@ -162,7 +163,10 @@ def weight_bytes_total(scenario: Scenario) -> float:
     return sum(params * weight_bytes_per_param(dtype) for dtype, params in params_by_format.items())
 
 
-def memory_footprint(scenario: Scenario) -> MemoryFootprint:
+def memory_footprint(scenario: Scenario, prefill_chunk_tokens: int | None = None) -> MemoryFootprint:
+    """The footprint per device (module docstring), the same under every engine; ``prefill_chunk_tokens``: the
+    tokens one prefill pass holds where the caller knows the stack ran smaller passes (validation passes the row's
+    engine's micro-batch); None: :data:`PREFILL_CHUNK_TOKENS`."""
     b, par = scenario.batching, scenario.parallelism
     devices = par.devices
     weights = weight_bytes_total(scenario)
@@ -170,7 +174,8 @@ def memory_footprint(scenario: Scenario) -> MemoryFootprint:
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(scenario, b.prompt_tokens + b.output_tokens)
     capacity = scenario.hardware.memory_capacity_bytes
     fixed = per_device_weights + RUNTIME_RESERVE_BYTES_PER_DEVICE
-    activation = _activation_terms(scenario)  # the search below asks for some thirty batch sizes
+    # the search below asks for some thirty batch sizes
+    activation = _activation_terms(scenario, prefill_chunk_tokens or PREFILL_CHUNK_TOKENS)
 
     def fits(batch: int) -> bool:
         return fixed + batch * kv_per_seq + _activation_bytes(activation, batch) <= capacity

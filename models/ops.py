@@ -40,7 +40,6 @@ import numpy as np
 
 from .architecture import LayerGroup, ModelArchitecture
 from .dtypes import activation_bytes_per_element, kv_bytes_per_element, weight_bytes_per_param
-from .engines import engine_profile
 from .scenario import Scenario
 
 Number = float | np.ndarray
@@ -78,6 +77,10 @@ class Op:
     compute_dtype: str = ""
     # the sizes the formulas above were evaluated with (T, K, N, b_w, ...), for explanations
     dims: tuple[tuple[str, float], ...] = ()
+    # tokens of the pass a weight GEMM belongs to (B*P in prefill, B in decode; 0: not a weight GEMM): an engine that
+    # evaluates a prompt in micro-batches streams the weights once per micro-batch (estimate.micro_batches), which is
+    # engine behaviour and so charged in ``expected`` only, never here
+    pass_tokens: Number = 0.0
 
     @property
     def memory_bytes(self) -> Number:
@@ -149,7 +152,7 @@ def _matmul(phase: str, name: str, count: int, tokens: Number, k: float, n: floa
         flops=2.0 * tokens * k * n,
         weight_bytes=weight_matrices * k * n * s.b_w,
         activation_bytes=tokens * (k * s.b_a + n * b_out),
-        weight_dtype=s.w_dtype, compute_dtype=s.compute,
+        weight_dtype=s.w_dtype, compute_dtype=s.compute, pass_tokens=tokens,
         dims=(("T", tokens), ("K", k), ("N", n), ("b_w", s.b_w), ("b_a", s.b_a), ("b_out", b_out)),
     )
 
@@ -374,7 +377,7 @@ def _linear_block(phase: str, count: int, batch: Number, prompt: Number, m: Mode
         b_out = residual_bytes_per_element(s)
         ops.append(Op(phase=phase, name="linear inner proj", kind="matmul", count=count, flops=2.0 * tokens * inner,
                       weight_bytes=inner * s.b_w, activation_bytes=tokens * lin.out_proj_in / tp * (s.b_a + b_out),
-                      weight_dtype=s.w_dtype, compute_dtype=s.compute))
+                      weight_dtype=s.w_dtype, compute_dtype=s.compute, pass_tokens=tokens))
     ops += [
         _elementwise(phase, "linear conv", count, tokens * lin.conv_channels / tp, 2 * lin.conv_kernel, 1, s,
                      lin.conv_channels * lin.conv_kernel / tp),
@@ -434,13 +437,13 @@ def _moe(phase: str, count: int, tokens: Number, m: ModelArchitecture, s: _Sizes
         Op(phase=phase, name="experts gate_up", kind="matmul", count=count,
            flops=2.0 * routed * H * 2 * width, weight_bytes=distinct * H * 2 * width * s.b_we,
            activation_bytes=routed * (H * s.b_a + 2 * width * b_out), weight_dtype=s.we_dtype,
-           compute_dtype=s.expert_compute),
+           compute_dtype=s.expert_compute, pass_tokens=tokens),
         _elementwise(phase, "experts activation", count, routed * width, GATED_ACTIVATION_FLOPS_PER_ELEMENT, 2, s,
                      feeds_gemm=True),
         Op(phase=phase, name="experts down", kind="matmul", count=count,
            flops=2.0 * routed * width * H, weight_bytes=distinct * width * H * s.b_we,
            activation_bytes=routed * (width * s.b_a + H * b_out), weight_dtype=s.we_dtype,
-           compute_dtype=s.expert_compute),
+           compute_dtype=s.expert_compute, pass_tokens=tokens),
     ]
     if moe.shared_intermediate_size:
         ops += _mlp(phase, count, tokens, moe.shared_intermediate_size, "shared expert", s)
@@ -601,19 +604,4 @@ def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number 
         ops.append(Op(phase=phase, name="all-gather (logits)", kind="collective", count=1, flops=0.0,
                       comm_bytes=(s.tp - 1) / s.tp * batch * m.vocab_size * b_r,
                       dims=(("tp", s.tp), ("B", batch), ("V", m.vocab_size), ("b_a", b_r))))
-    chunk = engine_profile(scenario.engine).prefill_chunk_tokens
-    if phase == "prefill" and chunk:
-        ops = _per_micro_batch_weights(ops, tokens, chunk)
     return ops
-
-
-def _per_micro_batch_weights(ops: list[Op], tokens: Number, chunk: int) -> list[Op]:
-    """A prompt evaluated in micro-batches of ``chunk`` tokens (llama.cpp's n_ubatch) runs the whole network once per
-    micro-batch, so every GEMM streams its weights ceil(T / chunk) times; the FLOPs and activations stay those of T
-    tokens. One micro-batch (T <= chunk) changes nothing."""
-    micro = np.ceil(np.asarray(tokens, dtype=float) / chunk)
-    if np.all(micro <= 1):
-        return ops
-    micro = float(micro) if np.ndim(micro) == 0 else micro
-    return [replace(op, weight_bytes=op.weight_bytes * micro, dims=(*op.dims, ("micro_batches", micro)))
-            if op.kind == "matmul" and op.name != "lm_head" else op for op in ops]

@@ -416,7 +416,7 @@ def memory_flags(cases: Sequence[ValidationCase]) -> list[MemoryFlag]:
     the reason, so the caller can report it or leave it out."""
     flags = []
     for case in cases:
-        m = memory_footprint(case.scenario)
+        m = memory_footprint(case.scenario, engine_profile(case.scenario.engine).prefill_chunk_tokens)
         if m.fits:
             continue
         b = case.scenario.batching

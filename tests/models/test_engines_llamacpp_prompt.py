@@ -17,7 +17,7 @@ from roofline.models.engines import (
     is_hbm,
     llamacpp_cublas_prompt_fraction,
 )
-from roofline.models.estimate import compute_and_memory_s, dequant_copy_bytes, scenario_ceilings
+from roofline.models.estimate import compute_and_memory_s, dequant_copy_bytes, micro_batches, scenario_ceilings
 from roofline.models.inference import generation_ops
 from roofline.models.memory import activation_bytes_per_device
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
@@ -107,35 +107,39 @@ def test_the_copy_only_applies_to_gguf_weights():
     assert compute_and_memory_s(qkv, c) == compute_and_memory_s(qkv, no_copy)
 
 
-def test_llama_cpp_holds_one_512_token_micro_batch_of_scores():
-    """Unfused attention keeps each query's scores against the prompt: 2 x 32 heads x P x 2 B per token. A 4096-token
-    prompt under llama.cpp (n_ubatch 512) holds 512 tokens of it; under generic the whole 4096 (the default chunk
-    is 8192). The difference is (4096 - 512) tokens x (the per-token workspace)."""
+def test_the_workspace_is_the_same_under_every_engine():
+    """Memory is physics, not engine behaviour: a 4096-token prompt holds min(B x P, 8192) = 4096 tokens of workspace
+    under llama.cpp as under generic (llama.cpp's 512-token n_ubatch needs less; the footprint stays the larger,
+    engine-free one). Per token with unfused attention: 2 x 32 heads x 4096 x 2 B of scores, the 16-bit stream
+    (2 x 4096) and the widest intermediate (2 x 11008) at 2 B; plus 32,000 fp32 logits."""
     llama = activation_bytes_per_device(_scenario("rtx-4090", "q4_0", "llamacpp-2024-05", prompt=4096), 1)
     generic = activation_bytes_per_device(_scenario("rtx-4090", "q4_0", "generic", prompt=4096), 1)
-    per_token = (generic - llama) / (4096 - 512)
-    scores_per_token = 2 * 32 * 4096 * 2
-    assert per_token > scores_per_token
-    assert per_token == pytest.approx(scores_per_token + (2 * 4096 + 2 * 11008) * 2, rel=1e-9)
+    assert llama == generic == pytest.approx(4096 * (2 * 32 * 4096 * 2 + (2 * 4096 + 2 * 11008) * 2) + 32000 * 4)
 
 
 def test_each_micro_batch_streams_the_weights_again():
     """A 4096-token prompt under llama.cpp runs as 8 micro-batches of 512 (n_ubatch), each a whole forward pass: the
     qkv_proj of Llama-2-7B streams its 4096 x 12288 Q4_0 weights (4.5 bits) 8 times, 8 x 28.3 MB; its FLOPs are those
     of 4096 tokens either way. The generic engine streams them once; a 512-token prompt is one micro-batch."""
-    def qkv(engine: str, prompt: int):
-        ops = generation_ops(_scenario("rtx-4090", "q4_0", engine, prompt=prompt)).prefill
-        return next(op for op in ops if op.name == "qkv_proj")
+    def qkv(engine: str, prompt: int, estimate: str = "expected"):
+        scenario = _scenario("rtx-4090", "q4_0", engine, prompt=prompt)
+        op = next(op for op in generation_ops(scenario).prefill if op.name == "qkv_proj")
+        return op, scenario_ceilings(scenario, estimate)
 
     once = 4096 * 12288 * 4.5 / 8
-    llama, generic = qkv("llamacpp-2024-05", 4096), qkv("generic", 4096)
-    assert generic.weight_bytes == pytest.approx(once)
-    assert llama.weight_bytes == pytest.approx(8 * once)
-    assert llama.flops == generic.flops == pytest.approx(2 * 4096 * 4096 * 12288)
-    assert dict(llama.dims)["micro_batches"] == 8
-    assert qkv("llamacpp-2024-05", 512).weight_bytes == pytest.approx(once)
+    (llama, c_llama), (generic, c_generic) = qkv("llamacpp-2024-05", 4096), qkv("generic", 4096)
+    # the op is the physics of the pass, the same under every engine: the micro-batches are charged in expected
+    assert llama == generic and llama.weight_bytes == pytest.approx(once)
+    assert llama.flops == pytest.approx(2 * 4096 * 4096 * 12288)
+    assert micro_batches(llama, c_llama) == 8 and micro_batches(generic, c_generic) == 1
+    assert micro_batches(llama, qkv("llamacpp-2024-05", 4096, "bound")[1]) == 1
+    assert micro_batches(*qkv("llamacpp-2024-05", 512)) == 1
+    # expected's memory term streams the weights 8 times at the profile's GGUF share, plus the F16 copy per micro-batch
+    c = dataclasses.replace(c_llama, gguf_prompt_copy_bytes_per_weight=0.0, weight_stream_efficiency={})
+    assert compute_and_memory_s(llama, c)[1] * c.mem_bw_bytes_per_s == pytest.approx(
+        llama.memory_bytes + 7 * once)
     # the F16 copy follows the weights: one per micro-batch of more than 32 tokens
-    assert dequant_copy_bytes(llama, 4.0) == pytest.approx(8 * 4096 * 12288 * 4.0)
+    assert dequant_copy_bytes(llama, 4.0, 8.0) == pytest.approx(8 * 4096 * 12288 * 4.0)
 
 
 @pytest.mark.parametrize(("hardware", "tok_per_s", "fraction", "hbm"), LLAMACPP_MMQ_PP512)
