@@ -13,11 +13,10 @@ from textual.message import Message
 from textual.reactive import Reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.inputs.limits import MAX_INPUT_CHARS
-from roofline.tui.inputs.registry import BY_NAME, SERVING_INPUTS, label
+from roofline.tui.inputs.registry import inputs_for_pane, label
 
 
 class StateCheckbox(Checkbox):
@@ -73,6 +72,40 @@ def _number_input(field_id: str, value: float | int | None, placeholder: str = "
                       select_on_focus=True, compact=True, max_length=MAX_INPUT_CHARS)
 
 
+def _preset_select(spec, catalog: PresetCatalog, value: str) -> OptionSelect:
+    """A preset id input's select: the catalogue's devices by vendor and year, or its models by id (plus the
+    form's own config.json path, which is no preset)."""
+    if spec.preset_kind == "hardware":
+        options = [(f"{h.name} ({h.year})", h.id) for h in
+                   sorted(catalog.hardware.values(), key=lambda h: (h.vendor, -h.year, h.name))]
+    else:
+        options = [(m.name, m.id) for m in sorted(catalog.models.values(), key=lambda m: m.id)]
+        if value not in catalog.models:
+            options.append((value, value))
+    return OptionSelect(options, value=value, allow_blank=False, id=spec.name, compact=True)
+
+
+def input_widget(spec, form: ScenarioForm, catalog: PresetCatalog | None = None):
+    """The explorer's widget for one input of the registry, from its record alone: a preset select (no label row:
+    the select says what it is), a choice (``auto`` for empty where the input may be empty), a checkbox, or a
+    number field (its placeholder the record's ``widget_text``)."""
+    value = getattr(form, spec.name, None)
+    if spec.kind == "id":
+        return _preset_select(spec, catalog, value)
+    if spec.kind == "dtype":
+        options = [(c, c) for c in spec.choices]
+        if spec.default is None:  # empty (None in the form) is "auto" in the select
+            options.insert(0, (spec.widget_text, "auto"))
+            value = "auto" if value is None else value
+        return _field(OptionSelect(options, value=value, allow_blank=False, id=spec.name, compact=True))
+    if spec.kind == "bool":
+        return StateCheckbox(spec.widget_text or spec.label, value=value, id=spec.name, compact=True)
+    row = _number_field(spec.name, value, spec.widget_text, integer=spec.whole)
+    if spec.group == "serving":
+        row.add_class("serving-field")  # shown while serving mode is on
+    return row
+
+
 class HardwarePane(Vertical):
     def __init__(self, catalog: PresetCatalog, form: ScenarioForm) -> None:
         super().__init__(id="hardware-pane", classes="pane")
@@ -80,21 +113,8 @@ class HardwarePane(Vertical):
         self._catalog, self._form = catalog, form
 
     def compose(self) -> ComposeResult:
-        options = [(f"{h.name} ({h.year})", h.id) for h in
-                   sorted(self._catalog.hardware.values(), key=lambda h: (h.vendor, -h.year, h.name))]
-        yield OptionSelect(options, value=self._form.hardware_id, allow_blank=False, id="hardware_id", compact=True)
-        yield _number_field("tp", self._form.tp)
-        yield _number_field("pp", self._form.pp)
-        for name in ("mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib",
-                     "price_per_device_hour"):
-            yield _number_field(name, getattr(self._form, name), "preset" if name != "price_per_device_hour"
-                                else "none", integer=False)
-        # the serving stack and the TP group's links, which expected assumes (the registry's choices)
-        yield _field(OptionSelect([(e, e) for e in BY_NAME["engine"].choices], value=self._form.engine,
-                                  allow_blank=False, id="engine", compact=True))
-        topologies = [("from the preset", "auto")] + [(t, t) for t in BY_NAME["topology"].choices]
-        yield _field(OptionSelect(topologies, value=self._form.topology or "auto", allow_blank=False, id="topology",
-                                  compact=True))
+        for spec in inputs_for_pane("hardware"):
+            yield input_widget(spec, self._form, self._catalog)
         yield StateCheckbox("achievable ceilings (expected)", value=False, id="achievable", compact=True)
         yield Static(id="hardware-figures", classes="figures", markup=False)
 
@@ -106,18 +126,8 @@ class WorkloadPane(Vertical):
         self._catalog, self._form = catalog, form
 
     def compose(self) -> ComposeResult:
-        options = [(m.name, m.id) for m in sorted(self._catalog.models.values(), key=lambda m: m.id)]
-        if self._form.model_ref not in self._catalog.models:
-            options.append((self._form.model_ref, self._form.model_ref))
-        yield OptionSelect(options, value=self._form.model_ref, allow_blank=False, id="model_ref", compact=True)
-        weights = [("released format", "auto")] + [(d, d) for d in WEIGHT_BITS_PER_ELEMENT]
-        yield _field(OptionSelect(weights, value=self._form.weights or "auto", allow_blank=False, id="weights",
-                                       compact=True))
-        activations = [("released format", "auto")] + [(d, d) for d in ACTIVATION_BITS_PER_ELEMENT]
-        yield _field(OptionSelect(activations, value=self._form.activations or "auto",
-                                           allow_blank=False, id="activations", compact=True))
-        yield _field(OptionSelect([(d, d) for d in KV_BITS_PER_ELEMENT], value=self._form.kv, allow_blank=False,
-                                        id="kv", compact=True))
+        for spec in inputs_for_pane("workload"):
+            yield input_widget(spec, self._form, self._catalog)
         yield _field(FieldInput(placeholder="path to a local config.json", id="config_path", compact=True))
         yield Static(id="model-summary", classes="figures", markup=False)
 
@@ -129,26 +139,8 @@ class BatchingPane(Vertical):
         self._form = form
 
     def compose(self) -> ComposeResult:
-        f = self._form
-        yield _number_field("batch", f.batch)
-        yield _number_field("prompt_tokens", f.prompt_tokens)
-        yield _number_field("output_tokens", f.output_tokens)
-        yield StateCheckbox("FlashAttention (fused)", value=f.flash_attention, id="flash_attention", compact=True)
-        yield _number_field("kv_compression_ratio", f.kv_compression_ratio, integer=False)
-        yield _number_field("shown_context", None, "mean of generation")
-        yield from _serving_fields(f)
-
-
-def _serving_fields(form: ScenarioForm):
-    """The serving-mode switch, then its fields (shown while it is on), from the input registry."""
-    for name in SERVING_INPUTS:
-        spec, value = BY_NAME[name], getattr(form, name)
-        if spec.kind == "bool":
-            yield StateCheckbox(spec.label, value=value, id=name, compact=True)
-            continue
-        row = _number_field(name, value, "none" if spec.optional else "", integer=spec.whole)
-        row.add_class("serving-field")
-        yield row
+        for spec in inputs_for_pane("batching"):
+            yield input_widget(spec, self._form)
 
 
 class ViewBody(Vertical):

@@ -6,20 +6,25 @@ the model rejects leaves the screen on that scenario and reports the field and t
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import field, make_dataclass, replace
+from typing import Any
 
 from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
 from roofline.presets import resolve_model
 from roofline.presets.loader import PresetCatalog, PresetFileError
-from roofline.tui.inputs.registry import BY_NAME, DEFAULT_HARDWARE, DEFAULT_MODEL, input_for_model_error
+from roofline.tui.inputs.registry import (
+    BY_NAME,
+    DEFAULT_HARDWARE,
+    DEFAULT_MODEL,
+    FORM_FIELDS,
+    INPUTS,
+    input_for_model_error,
+)
 
-__all__ = ["DEFAULT_HARDWARE", "DEFAULT_MODEL", "FormError", "ScenarioForm", "build_scenario", "scenario_from"]
-
-
-def _default(name: str):
-    return BY_NAME[name].default
+__all__ = ["DEFAULT_HARDWARE", "DEFAULT_MODEL", "FormError", "ScenarioForm", "build_scenario", "model_kwargs",
+           "scenario_from"]
 
 
 class FormError(ValueError):
@@ -31,48 +36,43 @@ class FormError(ValueError):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ScenarioForm:
-    """Every input of the explorer, in the units a person types."""
-
-    hardware_id: str = _default("hardware_id")
-    model_ref: str = _default("model_ref")
-    weights: str | None = _default("weights")  # None: the model's released format, else bf16
-    expert_weights: str | None = _default("expert_weights")  # None: the model's released format, else weights
-    activations: str | None = _default("activations")  # None: the model's released format, else bf16
-    kv: str = _default("kv")
-    engine: str = _default("engine")
-    topology: str | None = _default("topology")  # None: derived from the hardware preset
-    batch: int = _default("batch")
-    prompt_tokens: int = _default("prompt_tokens")
-    output_tokens: int = _default("output_tokens")
-    tp: int = _default("tp")
-    pp: int = _default("pp")
-    flash_attention: bool = _default("flash_attention")
-    kv_compression_ratio: float = _default("kv_compression_ratio")
-    mem_bw_override_gb_per_s: float | None = None
-    peak_override_tflops: float | None = None
-    capacity_override_gib: float | None = None
-    price_per_device_hour: float | None = None
-    # serving mode (the registry's SERVING_INPUTS; the scenario ignores them, tui/views/serving_data.py reads them)
-    serving: bool = _default("serving")
-    concurrency: int = _default("concurrency")
-    rate_per_s: float | None = None  # None: the concurrency sets the operating point
-    itl_target_ms: float = _default("itl_target_ms")
-    ttft_target_ms: float = _default("ttft_target_ms")
-    prefix_tokens: int = _default("prefix_tokens")
-    prefix_hit_rate: float = _default("prefix_hit_rate")
-    spec_tokens: int = _default("spec_tokens")  # 0: no speculation
-    spec_acceptance: float = _default("spec_acceptance")
-
-    def with_batch(self, batch: int) -> ScenarioForm:
-        return replace(self, batch=max(1, min(batch, 1 << 20)))
-
-    def with_prompt(self, prompt_tokens: int) -> ScenarioForm:
-        return replace(self, prompt_tokens=max(1, min(prompt_tokens, 10_000_000)))
+def _with_batch(self, batch: int):
+    """The form with ``batch`` moved into the batch input's range."""
+    return replace(self, batch=BY_NAME["batch"].clamp(batch))
 
 
-def _with_overrides(hw: Hardware, form: ScenarioForm, compute_dtype: str) -> Hardware:
+def _with_prompt(self, prompt_tokens: int):
+    """The form with ``prompt_tokens`` moved into the prompt input's range."""
+    return replace(self, prompt_tokens=BY_NAME["prompt_tokens"].clamp(prompt_tokens))
+
+
+def _scaled(self, name: str, factor: float):
+    """The form with a whole-number input multiplied by ``factor`` (the +/- and [/] keys), kept in its range."""
+    return replace(self, **{name: BY_NAME[name].clamp(int(getattr(self, name) * factor))})
+
+
+# Every input of the explorer, in the units a person types: one field per registry input (FORM_FIELDS), with the
+# registry's default and type. A frozen, slotted, keyword-only dataclass like any other.
+ScenarioForm = make_dataclass(
+    "ScenarioForm",
+    [(name, BY_NAME[name].value_type, field(default=BY_NAME[name].default)) for name in FORM_FIELDS],
+    frozen=True, slots=True, kw_only=True,
+    namespace={"__module__": __name__, "__doc__": "Every input of the explorer, in the units a person types (one "
+               "field per input of the registry, roofline.tui.inputs.registry.INPUTS).",
+               "with_batch": _with_batch, "with_prompt": _with_prompt, "scaled": _scaled},
+)
+
+
+def model_kwargs(form, target: str) -> dict[str, Any]:
+    """The form's values for one model object, by each input's ``model_field`` (``Batching.batch_size``): the
+    keyword arguments of ``Batching``, ``Parallelism``, ``Scenario``, ``released_precisions``, ``ServingMix`` or
+    ``ServingOptions``. An empty optional input passes None (the model's own default)."""
+    prefix = target + "."
+    return {spec.model_field[len(prefix):]: getattr(form, spec.name) for spec in INPUTS
+            if spec.model_field.startswith(prefix) and spec.name in FORM_FIELDS}
+
+
+def _with_overrides(hw: Hardware, form, compute_dtype: str) -> Hardware:
     changes: dict = {}
     if form.mem_bw_override_gb_per_s is not None:
         changes["mem_bw_bytes_per_s"] = form.mem_bw_override_gb_per_s * 1e9
@@ -106,19 +106,11 @@ def scenario_from(form: ScenarioForm, hardware: Hardware, model) -> Scenario:
     """The one place a :class:`Scenario` is built from what a person entered (explorer, CLI, files, slides);
     :class:`FormError` names the input that is wrong."""
     try:
-        precisions = released_precisions(model, weights=form.weights, activations=form.activations, kv=form.kv,
-                                          expert_weights=form.expert_weights)
+        precisions = released_precisions(model, **model_kwargs(form, "released_precisions"))
         hardware = _with_overrides(hardware, form, precisions.compute_dtype)
-        return Scenario(
-            hardware=hardware,
-            model=model,
-            precisions=precisions,
-            batching=Batching(batch_size=form.batch, prompt_tokens=form.prompt_tokens,
-                              output_tokens=form.output_tokens, flash_attention=form.flash_attention,
-                              kv_compression_ratio=form.kv_compression_ratio),
-            parallelism=Parallelism(tp=form.tp, pp=form.pp),
-            engine=form.engine,
-            topology=form.topology,
-        )
+        return Scenario(hardware=hardware, model=model, precisions=precisions,
+                        batching=Batching(**model_kwargs(form, "Batching")),
+                        parallelism=Parallelism(**model_kwargs(form, "Parallelism")),
+                        **model_kwargs(form, "Scenario"))
     except ModelInputError as err:
         raise FormError(input_for_model_error(err.field), err.message) from None
