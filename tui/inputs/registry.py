@@ -45,7 +45,7 @@ from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEM
 from roofline.models.engines import DEFAULT_ENGINE
 from roofline.models.scenario import Batching, Parallelism
 from roofline.models.topology import TOPOLOGIES
-from roofline.presets.engine_file import engine_ids
+from roofline.presets.engine_profiles import engine_ids
 
 _BATCHING_DEFAULTS = {f.name: f.default for f in fields(Batching)}
 _PARALLEL_DEFAULTS = {f.name: f.default for f in fields(Parallelism)}
@@ -84,6 +84,8 @@ class ScenarioInput:
     widget_text: str = ""  # what the explorer's widget says: a checkbox's text, the option or placeholder for empty
     metavar: str = ""  # the flag's value in --help and the README ("" : the flag's first word in capitals)
     model_field: str = ""  # "Batching.batch_size": the model field it sets (form.model_kwargs); "": read by name
+    choices_from: str = ""  # where a choice's values are data, not code ("presets/engines/"): the docs name it
+    # rather than list values that change with a data file
 
     @property
     def whole(self) -> bool:
@@ -143,7 +145,8 @@ INPUTS: tuple[ScenarioInput, ...] = (
                   group="overrides", help="price of one device for an hour, for $ per million tokens"),
     ScenarioInput(name="engine", label="engine", kind="dtype", default=DEFAULT_ENGINE, flag="--engine",
                   file_key="engine", choices=engine_ids(), model_error_fields=("engine",), metavar="ENGINE",
-                  model_field="Scenario.engine", pane="hardware", group="stack",
+                  model_field="Scenario.engine", choices_from="the engine profiles (roofline report names each "
+                  "factor's source)", pane="hardware", group="stack",
                   help="serving stack whose kernels and overheads expected assumes"),
     ScenarioInput(name="topology", label="topology", kind="dtype", default=None, flag="--topology",
                   file_key="topology", choices=tuple(TOPOLOGIES), model_error_fields=("topology",),
