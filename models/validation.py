@@ -15,9 +15,10 @@ Uncertainty band (:func:`with_band`, band.py): each row's ``expected`` recompute
 device's vendor and the measured / default bandwidth and matmul fractions; ``in_band`` says whether the measurement
 falls between the lowest and highest of those predictions, and :class:`Summary` gives the share that does.
 
-Honesty checks (:func:`leave_one_family_out`, :func:`memory_flags`): the engine factors fitted on the development
-set are refitted without each source family and that family is scored with the refit; rows whose configuration does
-not fit in memory as stated are flagged with the reason.
+Honesty checks (:func:`leave_one_group_out`, :func:`memory_flags`, :func:`context_flag`): the engine factors
+fitted on the development set are refitted without each source family, or each source document, and that group is
+scored with the refit; rows whose configuration does not fit in memory as stated, or whose prompt (+ output) is
+past the model's maximum context, are flagged with the reason.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from .estimate import Ceilings, pass_totals, scenario_ceilings
 from .inference import Estimate, GenerationOps, estimate, generation_ops
 from .memory import GIB, memory_footprint
 from .scenario import Scenario
-from .serving import at_rate, frontier
+from .serving import at_rate, frontier, kv_cache_plan
 from .serving.inputs import ServingMix, ServingOptions
 
 RATE_METRICS = ("decode_tokens_per_s_per_seq", "prefill_tokens_per_s", "output_tokens_per_s",
@@ -49,8 +50,11 @@ RATE_METRICS = ("decode_tokens_per_s_per_seq", "prefill_tokens_per_s", "output_t
 TIME_METRICS = ("ttft_ms", "itl_ms", "e2e_s")
 METRICS = RATE_METRICS + TIME_METRICS
 # A serving benchmark's metrics (rows with a concurrency: continuous batching, serving/), SI units.
-SERVING_METRICS = ("ttft_s", "itl_s", "output_tokens_per_s_per_device")
-SERVING_RATE_METRICS = ("output_tokens_per_s_per_device",)
+# ``saturated_output_tokens_per_s_per_device``: an engine's maximum-throughput table (an offline run with every
+# request queued at once, e.g. trtllm-bench throughput): the frontier at the memory or token-budget limit.
+SATURATED_METRIC = "saturated_output_tokens_per_s_per_device"
+SERVING_METRICS = ("ttft_s", "itl_s", "output_tokens_per_s_per_device", SATURATED_METRIC)
+SERVING_RATE_METRICS = ("output_tokens_per_s_per_device", SATURATED_METRIC)
 
 
 def predict(scenario: Scenario, e: Estimate, metric: str) -> float:
@@ -153,10 +157,15 @@ def predict_serving(scenario: Scenario, metric: str, concurrency: int, rate_per_
     """(prediction, fits) of a serving benchmark's metric by the continuous-batching model (serving/): the mean
     prompt and output of the row, at ``concurrency`` requests in flight (closed loop, :func:`serving.frontier`), or
     at ``rate_per_s`` arrivals (:func:`serving.at_rate`) when the row states a rate. ``ttft_s`` and ``itl_s`` per
-    request, ``output_tokens_per_s_per_device`` over the replica's TP x PP devices. ``fits``: the concurrency fits
-    the engine's KV blocks and the replica carries the rate (else TTFT is infinite)."""
+    request, ``output_tokens_per_s_per_device`` over the replica's TP x PP devices; a saturated-throughput row
+    (:data:`SATURATED_METRIC`) at the memory or budget limit (:func:`saturated_throughput`, ``concurrency`` = the
+    run's request count). ``fits``: the concurrency fits the engine's KV blocks and the replica carries the rate
+    (else TTFT is infinite)."""
     b = scenario.batching
     mix = ServingMix(prompt_tokens=b.prompt_tokens, output_tokens=b.output_tokens)
+    if metric == SATURATED_METRIC:
+        value, fits = saturated_throughput(scenario, mix, concurrency, estimate_name)
+        return value, fits
     if rate_per_s is not None:
         point = at_rate(scenario, mix, rate_per_s, estimate_name, ServingOptions())
     else:
@@ -167,6 +176,21 @@ def predict_serving(scenario: Scenario, metric: str, concurrency: int, rate_per_
         raise ValueError(f"unknown serving metric {metric!r} (known: {', '.join(SERVING_METRICS)})")
     value = float(values[metric])
     return value, bool(point.fits) and math.isfinite(value)
+
+
+def saturated_throughput(scenario: Scenario, mix: ServingMix, requests: int, estimate_name: str = "expected"
+                         ) -> tuple[float, bool]:
+    """(output tokens/s per device, fits) of an offline maximum-throughput run of ``requests`` requests queued at
+    once: the engine keeps min(requests, the requests its KV blocks hold) in flight (:func:`serving.kv_cache_plan`),
+    and of those at most the token budget's share decode each step (:func:`serving.frontier` caps the decoding
+    count at B / (1 + P/G)), so the figure is the frontier's point at that concurrency. The run's ramp-up and drain
+    are not modelled (the tables run enough requests to reach a steady state). ``fits``: at least one request fits."""
+    limit = kv_cache_plan(scenario, mix, ServingOptions()).max_concurrency
+    if limit < 1:
+        return math.inf, False
+    point = frontier(scenario, mix, [min(max(requests, 1), limit)], estimate_name, ServingOptions()).points[0]
+    value = float(point.tokens_per_s_per_device)
+    return value, math.isfinite(value)
 
 
 def evaluate_serving(row_id: str, scenario: Scenario, metric: str, measured: float, concurrency: int,
@@ -216,18 +240,39 @@ _MAX_SECANT_STEPS = 20
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ValidationCase:
-    """One published measurement to score: ``family`` is its source family (the id's prefix, e.g. GF, TR)."""
+    """One published measurement to score: ``family`` is its source family (the id's prefix, e.g. GF, TR);
+    ``source`` the document it comes from (:func:`source_of`; empty: the family is the source)."""
 
     id: str
     family: str
     scenario: Scenario
     metric: str
     measured: float
+    source: str = ""
 
 
 def family_of(row_id: str) -> str:
     """The source family of a row id: the part before the first '-' (``GF-01`` -> ``GF``)."""
     return row_id.split("-", 1)[0]
+
+
+def source_of(source: str) -> str:
+    """The document a ``source`` column cites, without the commit, section or comment that follow it:
+    ``github:owner/repo path @commit (section)`` -> ``github:owner/repo path`` (one file of one repository); a URL
+    -> the URL; anything else -> its text up to the first `` (``, `` @`` or ``;``. Rows of one document form one
+    source for leave-one-source-out."""
+    text = source.strip()
+    words = text.split()
+    if not words:
+        return ""
+    if words[0].startswith("github:"):
+        return " ".join(w.rstrip(",;") for w in words[:2]) if len(words) > 1 and not words[1].startswith(("@", "(")) \
+            else words[0].rstrip(",;")
+    if words[0].startswith(("http://", "https://")):
+        return words[0].rstrip(",;")
+    for stop in (" (", " @", ";"):
+        text = text.split(stop, 1)[0]
+    return text.strip()
 
 
 def factor_of(scenario: Scenario) -> str | None:
@@ -335,18 +380,25 @@ def fit_factor(cases: Sequence[ValidationCase], factor: str) -> float | None:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FactorFit:
-    """A fitted factor: its shipped value, its fit on all cases, and its refit without each family (``None``: no
-    case outside that family depends on it, so the prior :data:`UNFITTED_PRIOR` is used)."""
+    """A fitted factor: its shipped value, its fit on all cases, and its refit without each group (a source family,
+    or one source document; ``None``: no case outside that group depends on it, so the prior
+    :data:`UNFITTED_PRIOR` is used)."""
 
     name: str
     shipped: float
     in_sample_fit: float | None
-    without_family: dict[str, float | None]
+    without_group: dict[str, float | None]
+
+    @property
+    def without_family(self) -> dict[str, float | None]:
+        """The refits without each group (the name from when families were the only groups)."""
+        return self.without_group
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HoldoutReport:
-    """In-sample (shipped factors) and held-out (each family scored with factors refitted without it) results."""
+    """In-sample (shipped factors) and held-out (each group scored with factors refitted without it) results;
+    ``group`` says what a group is: ``family`` (a source family) or ``source`` (one cited document)."""
 
     refitted: bool
     note: str
@@ -355,46 +407,98 @@ class HoldoutReport:
     held_out: list[RowResult]
     in_sample_summary: Summary
     held_out_summary: Summary
-    by_family: dict[str, tuple[Summary, Summary]]
+    by_group: dict[str, tuple[Summary, Summary]]
+    group: str = "family"
+
+    @property
+    def by_family(self) -> dict[str, tuple[Summary, Summary]]:
+        """(in-sample, held-out) per group (the name from when families were the only groups)."""
+        return self.by_group
 
 
-def leave_one_family_out(cases: Sequence[ValidationCase]) -> HoldoutReport:
-    """Score every source family with the fitted factors refitted on the other families' cases.
+def _group_of(case: ValidationCase, group: str) -> str:
+    if group == "family":
+        return case.family
+    if group == "source":
+        return case.source or case.family
+    raise ValueError(f"unknown holdout group {group!r} (known: family, source)")
+
+
+def leave_one_group_out(cases: Sequence[ValidationCase], group: str = "family") -> HoldoutReport:
+    """Score every group of cases (``family``: a source family; ``source``: one cited document) with the fitted
+    factors refitted on the other groups' cases.
 
     Rows that depend on no fitted factor score the same in both. When no case depends on any fitted factor,
     nothing is refitted: the held-out results are the in-sample ones and ``refitted`` is False, ``note`` says so.
     """
     if not cases:
-        raise ValueError("leave_one_family_out: no cases")
+        raise ValueError(f"leave_one_{group}_out: no cases")
     in_sample = [evaluate(c.id, c.scenario, c.metric, c.measured) for c in cases]
-    families = sorted({c.family for c in cases})
+    names = [_group_of(c, group) for c in cases]
+    groups = sorted(set(names))
     used = sorted({f for c in cases if (f := factor_of(c.scenario)) is not None})
     fits: list[FactorFit] = []
     held_out = list(in_sample)
     if used:
         for name in used:
-            without = {fam: fit_factor([c for c in cases if c.family != fam], name) for fam in families}
+            without = {g: fit_factor([c for c, n in zip(cases, names, strict=True) if n != g], name) for g in groups}
             fits.append(FactorFit(name=name, shipped=FITTED_FACTORS[name], in_sample_fit=fit_factor(cases, name),
-                                  without_family=without))
+                                  without_group=without))
         by_name = {f.name: f for f in fits}
         for i, case in enumerate(cases):
             factor = factor_of(case.scenario)
             if factor is None:
                 continue
-            refit = by_name[factor].without_family[case.family]
+            refit = by_name[factor].without_group[names[i]]
             value = UNFITTED_PRIOR if refit is None else refit
             expected = predict_under(case.scenario, ceilings_with_factor(case.scenario, factor, value), case.metric)
             held_out[i] = dataclasses.replace(in_sample[i], expected=expected)
-        note = (f"refitted {', '.join(used)} without each family; a family whose rows alone fit a factor is scored "
+        note = (f"refitted {', '.join(used)} without each {group}; a {group} whose rows alone fit a factor is scored "
                 f"with the unfitted prior {UNFITTED_PRIOR}")
     else:
         note = "no fitted factor applies to these rows: held-out error equals in-sample error (nothing refitted)"
-    by_family = {fam: (summarize([r for r, c in zip(in_sample, cases, strict=True) if c.family == fam]),
-                       summarize([r for r, c in zip(held_out, cases, strict=True) if c.family == fam]))
-                 for fam in families}
+    by_group = {g: (summarize([r for r, n in zip(in_sample, names, strict=True) if n == g]),
+                    summarize([r for r, n in zip(held_out, names, strict=True) if n == g]))
+                for g in groups}
     return HoldoutReport(refitted=bool(used), note=note, factors=tuple(fits), in_sample=in_sample,
                          held_out=held_out, in_sample_summary=summarize(in_sample),
-                         held_out_summary=summarize(held_out), by_family=by_family)
+                         held_out_summary=summarize(held_out), by_group=by_group, group=group)
+
+
+def leave_one_family_out(cases: Sequence[ValidationCase]) -> HoldoutReport:
+    """:func:`leave_one_group_out` by source family."""
+    return leave_one_group_out(cases, "family")
+
+
+def leave_one_source_out(cases: Sequence[ValidationCase]) -> HoldoutReport:
+    """:func:`leave_one_group_out` by source document (:attr:`ValidationCase.source`)."""
+    return leave_one_group_out(cases, "source")
+
+
+def serving_factor_rows(cases: Sequence[ValidationCase]) -> list[str]:
+    """Ids of serving cases whose ``expected`` depends on a fitted factor. The serving model computes its own
+    ceilings (serving/), so those rows cannot be refitted there; a caller reports them instead of pretending."""
+    return [c.id for c in cases if factor_of(c.scenario) is not None]
+
+
+# --- prompts past the model's context ------------------------------------------------------------------------
+
+
+def context_flag(scenario: Scenario) -> str | None:
+    """Why a row's prompt, or prompt + output, does not fit the model's maximum context
+    (``max_position_embeddings`` of the preset); ``None`` when it fits or the preset states no maximum. Such a
+    row did not run as stated (the engine refused, truncated or extended the context), so it is reported apart."""
+    limit = scenario.model.max_position_embeddings
+    if not limit:
+        return None
+    b = scenario.batching
+    if b.prompt_tokens > limit:
+        return (f"prompt {b.prompt_tokens:,} tokens is past {scenario.model.id}'s maximum context of {limit:,}: "
+                f"not run as stated")
+    if b.prompt_tokens + b.output_tokens > limit:
+        return (f"prompt + output {b.prompt_tokens + b.output_tokens:,} tokens is past {scenario.model.id}'s maximum "
+                f"context of {limit:,}: not run as stated")
+    return None
 
 
 # --- configurations that do not fit --------------------------------------------------------------------------
