@@ -8,9 +8,12 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from roofline.models.architecture import ModelArchitecture
 from roofline.models.engines import DEFAULT_ENGINE, ENGINES
 from roofline.models.errors import ModelInputError
+from roofline.models.hardware import Hardware
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
 from roofline.models.validation import METRICS, SERVING_METRICS
 
@@ -22,6 +25,7 @@ _WHOLE_COLUMNS = {"batch": "batch", "prompt": "prompt_tokens", "output": "output
 _MAX_NUMBER_CHARS = 32
 _MAX_FIELD_CHARS = 4096  # a CSV field longer than this is not a measurement (csv's own limit is 131,072)
 NumberCheck = Callable[[str, float], "float | int"]
+ScenarioBuilder = Callable[[dict[str, Any], Hardware, ModelArchitecture], Scenario]
 
 REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "batch", "prompt", "output", "metric",
                     "value")
@@ -127,14 +131,31 @@ def _serving(raw: dict) -> tuple[int | None, float | None]:
     return concurrency, rate
 
 
-def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[list[MeasurementRow], list[SkippedRow]]:
+def scenario_of_values(values: dict[str, Any], hardware: Hardware, model: ModelArchitecture) -> Scenario:
+    """A row's scenario from its values by input name, without the input registry (presets/ does not import tui/);
+    ``roofline validate`` builds it through the registry instead (``tui.inputs.file_values.scenario_from_values``),
+    and a test checks that the two agree on every row of the bundled CSVs."""
+    return Scenario(
+        hardware=hardware, model=model,
+        precisions=released_precisions(model, weights=values["weights"], kv=values["kv"],
+                                       activations=values["activations"]),
+        batching=Batching(batch_size=values["batch"], prompt_tokens=values["prompt_tokens"],
+                          output_tokens=values["output_tokens"], flash_attention=values["flash_attention"]),
+        parallelism=Parallelism(tp=values["tp"], pp=values["pp"]),
+        engine=values["engine"],
+    )
+
+
+def read_measurements(path: Path, check: NumberCheck | None = None, build: ScenarioBuilder = scenario_of_values
+                      ) -> tuple[list[MeasurementRow], list[SkippedRow]]:
     """Rows that can be evaluated, and the ones that cannot with the reason (line numbers 1-based).
 
     The file is read with :func:`~.safe_files.read_text_capped` (a regular UTF-8 file of at most 16 MiB; a
     one-line error naming it otherwise). A short row, a non-number, a value that is not finite and > 0, or
     (with ``check``, the scenario limits the flags use: ``check(field, value)`` raising ``ValueError``) a
-    batch, prompt, output, tp or pp out of range skips the row with the reason; a malformed CSV (a field over
-    4,096 characters, a NUL) is a one-line ``ValueError`` naming the file and line.
+    batch, prompt, output, tp or pp out of range skips the row with the reason; ``build(values, hardware, model)``
+    makes each row's scenario from its values by input name (``hardware_id``, ``batch``, ``prompt_tokens``, ...);
+    a malformed CSV (a field over 4,096 characters, a NUL) is a one-line ``ValueError`` naming the file and line.
     """
     text = read_text_capped(path, what="measurements CSV")
     reader = csv.DictReader(io.StringIO(text, newline=""), restval="")
@@ -171,17 +192,16 @@ def read_measurements(path: Path, check: NumberCheck | None = None) -> tuple[lis
                 if model_id not in model_cache:
                     model_cache[model_id] = load_model(model_id)
                 model = model_cache[model_id]
-                scenario = Scenario(
-                    hardware=hardware_cache[hw_id], model=model,
-                    precisions=released_precisions(model, weights=raw["weights"] or None, kv=raw["kv"] or "bf16",
-                                                   activations=_activations(raw)),
-                    batching=Batching(batch_size=_whole(raw, "batch", check, "1" if serving else None),
-                                      prompt_tokens=_whole(raw, "prompt", check),
-                                      output_tokens=_whole(raw, "output", check),
-                                      flash_attention=_flash_attention(raw)),
-                    parallelism=Parallelism(tp=_whole(raw, "tp", check), pp=_whole(raw, "pp", check, "1")),
-                    engine=stated_engine if stated_engine in ENGINES else DEFAULT_ENGINE,
-                )
+                values = {  # by input name (the input registry's, tui/inputs/registry.py)
+                    "hardware_id": hw_id, "model_ref": model_id, "weights": raw["weights"] or None,
+                    "kv": raw["kv"] or "bf16", "activations": _activations(raw),
+                    "batch": _whole(raw, "batch", check, "1" if serving else None),
+                    "prompt_tokens": _whole(raw, "prompt", check), "output_tokens": _whole(raw, "output", check),
+                    "flash_attention": _flash_attention(raw), "tp": _whole(raw, "tp", check),
+                    "pp": _whole(raw, "pp", check, "1"),
+                    "engine": stated_engine if stated_engine in ENGINES else DEFAULT_ENGINE,
+                }
+                scenario = build(values, hardware_cache[hw_id], model)
             except KeyError as err:
                 skipped.append(SkippedRow(row_id, line, f"unknown preset id {clip(str(err))}"))
                 continue

@@ -46,3 +46,17 @@ def check_file_value(key: str, value: Any) -> Any:
     if spec is None or spec.name not in FIELD_LIMITS or isinstance(value, bool) or value is None:
         return value
     return check_number(spec.name, value)
+
+
+def scenario_from_values(values: dict[str, Any], hardware, model):
+    """A scenario from input values by name (a validation row's: ``hardware_id``, ``batch``, ``prompt_tokens``...),
+    built as the explorer and the CLI build theirs: the registry's defaults for the rest, :func:`scenario_from`.
+    A value the model refuses raises :class:`FormError` (a ValueError) naming the input."""
+    from dataclasses import replace
+
+    from roofline.tui.inputs.form import scenario_from
+
+    unknown = set(values) - set(FORM_FIELDS)
+    if unknown:
+        raise FormError(sorted(unknown)[0], "is not a scenario input")
+    return scenario_from(replace(ScenarioForm(), **values), hardware, model)
