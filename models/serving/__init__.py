@@ -3,7 +3,9 @@
 - :mod:`.inputs`: the request mix, engine options and speculative decoding;
 - :mod:`.step`: the ops of one mixed step (decodes plus prefill chunks);
 - :mod:`.memory`: paged KV blocks under the engine's memory fraction;
-- :mod:`.frontier`: the latency-throughput frontier, targets, arrival rates and device counts.
+- :mod:`.frontier`: the latency-throughput frontier (closed-loop and Poisson arrivals), targets, arrival rates and
+  device counts;
+- :mod:`.band`: the spread of a serving figure over stacks, ceilings and arrival patterns.
 
 The names below are the package's public API; import them from ``roofline.models.serving``.
 """
@@ -17,19 +19,23 @@ from .frontier import (
     FrontierPoint,
     TargetResult,
     at_rate,
+    burst_ttft_s,
+    decode_slots,
     default_concurrencies,
     devices_for_rate,
     frontier,
     max_concurrency_for_targets,
+    request_overhead_s,
     step_time_s,
 )
-from .inputs import ServingMix, ServingOptions, Speculation, draft_scenario, mtp_architecture
+from .inputs import ARRIVAL_MODELS, ServingMix, ServingOptions, Speculation, draft_scenario, mtp_architecture
 from .memory import KvCachePlan, kv_cache_plan
 from .step import mixed_step_ops
 
 __all__ = [
-    "MAX_FRONTIER_POINTS", "RATE_GRID_POINTS", "SECONDS_PER_HOUR", "DevicePlan", "Frontier", "FrontierPoint",
-    "KvCachePlan", "ServingMix", "ServingOptions", "Speculation", "TargetResult", "at_rate", "default_concurrencies",
-    "devices_for_rate", "draft_scenario", "frontier", "kv_cache_plan", "max_concurrency_for_targets",
-    "mixed_step_ops", "mtp_architecture", "step_time_s",
+    "ARRIVAL_MODELS", "MAX_FRONTIER_POINTS", "RATE_GRID_POINTS", "SECONDS_PER_HOUR", "DevicePlan", "Frontier",
+    "FrontierPoint", "KvCachePlan", "ServingMix", "ServingOptions", "Speculation", "TargetResult", "at_rate",
+    "burst_ttft_s", "decode_slots", "default_concurrencies", "devices_for_rate", "draft_scenario", "frontier",
+    "kv_cache_plan", "max_concurrency_for_targets", "mixed_step_ops", "mtp_architecture", "request_overhead_s",
+    "step_time_s",
 ]

@@ -1,33 +1,44 @@
 """Serving: a continuous-batching engine in steady state, on the same ops and estimates as the static batch.
 
-The model (mean values of the request mix: prompt P, output G tokens; no distribution of lengths):
+The model (mean values of the request mix: prompt P, P_c = P - h*S of it computed, output G tokens; tau tokens per
+step, 1 without speculation; no distribution of lengths):
 
-- **A step** (one forward pass per device, :func:`step.mixed_step_ops`) decodes one token for each of the D
-  running requests and prefills a chunk under a token budget B (``max_num_batched_tokens``, default 8192: vLLM's
+- **A step** (one forward pass per device, :func:`step.mixed_step_ops`) decodes one token for each of the D running
+  requests and prefills prompt tokens under a token budget B (``max_num_batched_tokens``, default 8192: vLLM's
   OpenAI-server default on H100/H200/MI300X, ``EngineArgs.get_batch_defaults`` in vllm/engine/arg_utils.py; V1
-  chunks prefills by default). Weights are read once per step; decode attention reads each request's KV at its
-  own context, and in steady state contexts spread uniformly over P..P+G, so the KV terms use the mean context
-  P + G/2 (exact for the linear KV bytes, an approximation where an attention kernel switches roofline branch
-  within the range). Each request's prompt is prefilled once over its G/tau steps, so a step carries on average
-  r = D*tau/G prompts' worth of prefill (tau = 1 without speculation): D*tau*P/G prompt tokens, with the prompt's
-  causal attention pairs. Step time t = sum over the ops of the ``bound`` or ``expected`` op time
-  (:func:`estimate.pass_totals`).
-- **Concurrency C** is the number of requests in flight (a closed loop, as ``vllm bench serve --max-concurrency``).
-  The budget holds D*(q + tau*P_c/G) tokens per step (q tokens per request verified, P_c = P - h*S prompt tokens
-  computed), so at most D_max = B / (q + tau*P_c/G) requests decode; D = min(C, D_max, max_num_seqs) and the rest
-  wait for a slot: Little's law gives their wait, (C - D) / (D*tau / (G*t)).
-- **Per request:** ITL = t / tau (the step time without speculation). TTFT = wait + n * t_chunk: the prompt goes
-  in n = ceil(P_c / (B - D*q)) chunks, each in a step holding the D decodes plus 1/n of this prompt (its share of the
-  prompt's tokens and causal pairs). e2e = TTFT + (G - 1) * ITL.
-- **Per device:** output tokens/s = D*tau / t / devices; total tokens/s adds the P prompt tokens of each completed
-  request (cached or not). Per user: 1 / ITL.
-- **At an arrival rate** lambda (:func:`at_rate`): D solves lambda = D*tau / (G*t(D)) (completions per second
-  equal arrivals); concurrency is lambda * e2e (Little's law). Queueing for prefill is M/D/1 (Poisson arrivals,
-  deterministic service): the prefill budget left beside the decodes, B - D*q tokens per step, is a server with
-  utilisation rho = r*P_c / (B - D*q) and service time S = P_c / (B - D*q) * t; the mean wait is
-  rho*S / (2*(1 - rho)), plus half a step until the next step boundary. Limits: mean lengths only, no burstiness
-  beyond Poisson, no preemption, no admission queue for KV memory; rho -> 1 sends the wait to infinity, which is
-  where the budget, not the memory, limits the rate.
+  chunks prefills by default). Weights are read once per step; decode attention reads each request's KV at the mean
+  context P + G/2. The budget left for prefill beside the decodes is B' = B - D*q (q tokens verified per request).
+- **Concurrency C** is the number of requests in flight. At most D_cap = min(B / (q + tau*P_c/G), max_num_seqs)
+  decode at once (the budget must also carry one prompt per request every G/tau steps); D = min(C, D_cap).
+- **Closed loop** (``arrivals="closed"``: ``vllm bench serve --max-concurrency``, SGLang's ``bench_serving``,
+  genai-perf): requests of near-fixed lengths that start together finish together and restart together, so a new
+  prompt arrives with the others of its group and waits behind their prefill. The steady cycle: groups of
+  g = min(D, max(B'/P_c, 1)) requests, as many prompts as one step's budget holds (the group that filled one step
+  finishes in one step G/tau steps later and comes back together); a group's prefill takes s = ceil(g*P_c / B')
+  steps, each with the D - g other requests decoding and g/s prompts of prefill. TTFT = the request's fixed path
+  + s x that step (+ the queue, below). aiconfigurator's ``run_agg`` (NVIDIA/aiconfigurator,
+  sdk/backends/base_backend.py) takes the same picture (a batch of b requests that arrive at once, ceil(isl*b /
+  ctx_tokens) mixed steps) and multiplies the prefill time by a queueing factor; here the group is the budget's.
+  The first cycle of a benchmark is one burst of all C (:func:`burst_ttft_s`: the band's slow end).
+- **Open loop** (``arrivals="poisson"``, and every rate, :func:`at_rate`): arrivals are spread, groups of one.
+  D solves lambda = D*tau / (G*t) with t the mean step (D decodes and D*tau/G prompts of prefill); the prefill
+  budget B' is an M/D/1 server with utilisation rho = lambda*P_c/B' * t and service P_c/B' steps: the wait
+  rho*S / (2*(1 - rho)), plus half a step to the next step boundary, then the prompt's chunks. At a concurrency
+  under ``poisson``, the rate whose Little's-law concurrency lambda*e2e is C.
+- **ITL** is what the engines' benchmarks report as TPOT: (e2e - TTFT) / (G - 1), the time per output token after
+  the first. A decoding request's steps carry only the *other* requests' prefill, never its own prompt (that one
+  is in its TTFT): over its (G - 1)/tau decode steps the D - g others bring (D - g)*P_c*(G - 1)/G prompt tokens in
+  chunks of g*P_c/s, so k = min(those tokens / chunk, (G - 1)/tau) of its steps are mixed and the rest decode
+  only: ITL = ((N - k)*t_decode + k*t_mixed) / N / tau with N = (G - 1)/tau. At one request ITL is the decode
+  step alone, flat in the prompt length but for the KV read (vLLM runs at one request: time per output token flat
+  within a few per cent from 128 to 8,192 input tokens).
+- **Fixed path per request**: HTTP, tokenising, scheduling, detokenising (``Engine.request_overhead_s``, sourced
+  per engine profile in models/engines.py; 0 under ``bound`` and for an engine without a figure): once in TTFT.
+- **Throughput**: a closed loop obeys Little's law, completions/s = C / e2e with e2e = TTFT + (G - 1)*ITL; the
+  engine cannot complete more than lambda_cap = D_cap*tau / (G * t(D_cap)) requests/s, so e2e is at least
+  C / lambda_cap and the difference waits in the queue (requests beyond the decode slots). Output tokens/s per
+  device = G * completions/s / devices; total tokens/s adds the P prompt tokens of each completed request. Per
+  user: 1 / ITL. Open loop: completions/s = lambda.
 - **Memory** (:mod:`memory`): paged KV blocks of 16 tokens under ``gpu_memory_utilization`` 0.9, after
   weights, the activation workspace of one budget-sized pass and the runtime reserve (vLLM's
   ``determine_num_available_blocks``); the frontier runs from 1 to the number of whole requests the blocks hold.
@@ -36,19 +47,18 @@ The model (mean values of the request mix: prompt P, output G tokens; no distrib
   Decode still reads every request's whole context (no cascade attention).
 - **Speculative decoding** (:class:`inputs.Speculation`): k drafted tokens, acceptance a, tau = (1 -
   a^(k+1)) / (1 - a) tokens per verification step (Leviathan et al. 2023, arXiv:2211.17192). A step verifies k+1
-  tokens per request in the target (GEMMs over D*(k+1) tokens, attention FLOPs for D*(k+1) queries, each request's
-  KV read once) and runs k draft decode steps of D tokens (a draft model, or the target's MTP layer). Memory-bound
-  (small D), the verification costs about one step and yields tau tokens: it pays. Compute-bound (large D), it
-  costs k+1 steps' FLOPs for tau tokens: it loses.
-- **Energy and cost:** J per output token = power * devices * t / (D*tau), power per device = a measured figure
-  (``ServingOptions.power_w``) or the preset's board power ``tdp_w`` (a ceiling: a real run draws less, so this is
-  an upper bound). $ per million output tokens = price per device-hour * devices / 3600 / (output tokens/s) * 1e6,
-  the price the device's own (``Hardware.price_usd_per_hour``, sourced on-demand list price) or an override; None
-  where no price is known.
-- **Targets:** :func:`max_concurrency_for_targets` (largest C with ITL <= x and TTFT <= y, closed loop) and
-  :func:`devices_for_rate` (TP x replicas carrying a request rate within the targets at the lowest cost, each
-  replica at lambda / replicas with M/D/1 queueing). Pipeline parallelism runs stage after stage, as in the static
-  model (no micro-batch pipelining).
+  tokens per request in the target and runs k draft decode steps of D tokens (a draft model, or the target's MTP
+  layer), added to every step.
+- **Energy and cost:** J per output token = power * devices / (output tokens/s of the replica), power per device =
+  a measured figure (``ServingOptions.power_w``) or the preset's board power ``tdp_w`` (a ceiling: a real run draws
+  less, so this is an upper bound). $ per million output tokens = price per device-hour * devices / 3600 / (output
+  tokens/s) * 1e6, the device's own price (``Hardware.price_usd_per_hour``) or an override; None where none is known.
+- **Targets:** :func:`max_concurrency_for_targets` (largest C with ITL <= x and TTFT <= y, under the options'
+  arrival model) and :func:`devices_for_rate` (TP x replicas carrying a request rate within the targets at the
+  lowest cost, each replica at lambda / replicas, Poisson arrivals). Pipeline parallelism runs stage after stage.
+
+Limits: mean lengths only; no preemption; no admission queue for KV memory; the first burst of a closed-loop run is
+left out of its steady cycle (it is the band's slow end); every figure is closed-form in G (no loop over tokens).
 """
 
 from __future__ import annotations
@@ -58,6 +68,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ..engines import engine_profile
 from ..errors import ModelInputError
 from ..estimate import pass_totals, scenario_ceilings
 from ..ops import build_ops
@@ -81,16 +92,20 @@ class FrontierPoint:
     tokens_per_s_per_device: float  # output tokens
     total_tokens_per_s_per_device: float  # output + prompt tokens
     ttft_s: float
-    itl_s: float
+    itl_s: float  # time per output token after the first (the engines' TPOT)
     e2e_s: float
-    step_time_s: float
+    step_time_s: float  # the mean step: D decodes and D*tau/G prompts of prefill
     queue_s: float
-    prefill_chunks: int
+    prefill_chunks: int  # steps the request's prefill group takes
     requests_per_s: float
     joules_per_token: float | None
     usd_per_million_tokens: float | None
     fits: bool
     limited_by: str
+    arrivals: str = "closed"  # the arrival model of this point's TTFT and ITL (inputs.ARRIVAL_MODELS)
+    request_overhead_s: float = 0.0  # the fixed path per request in its TTFT
+    prefill_group: float = 1.0  # requests whose prompts arrive and prefill together
+    mixed_step_share: float = 0.0  # share of a request's decode steps carrying other requests' prefill
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -132,84 +147,201 @@ def _price(scenario: Scenario, options: ServingOptions) -> float | None:
     return scenario.hardware.price_usd_per_hour
 
 
+def request_overhead_s(scenario: Scenario, estimate_name: str, options: ServingOptions | None = None) -> float:
+    """The fixed path of one request in its TTFT: 0 under ``bound`` (no overheads); else the options' figure, or
+    the engine profile's (``Engine.request_overhead_s``)."""
+    if estimate_name == "bound":
+        return 0.0
+    if options is not None and options.request_overhead_s is not None:
+        return options.request_overhead_s
+    return engine_profile(scenario.engine).request_overhead_s
+
+
+def _tau_q(options: ServingOptions) -> tuple[float, int]:
+    spec = options.speculation
+    return (spec.tokens_per_step, spec.tokens + 1) if spec else (1.0, 1)
+
+
+def decode_slots(mix: ServingMix, options: ServingOptions) -> float:
+    """D_cap: the most requests decoding at once under the budget (each also brings P_c prompt tokens every
+    G/tau steps) and ``max_num_seqs``."""
+    tau, q = _tau_q(options)
+    limit = options.max_num_batched_tokens / (q + tau * mix.computed_prompt_tokens / mix.output_tokens)
+    return min(limit, float(options.max_num_seqs)) if options.max_num_seqs else limit
+
+
 @dataclass(frozen=True, slots=True)
-class _Arrays:
-    concurrency: np.ndarray
+class _Steps:
+    """What a sweep of decoding counts gives, per point (arrays): the steps and the per-request figures that do
+    not depend on the queue."""
+
     decoding: np.ndarray
-    step_s: np.ndarray
-    chunk_step_s: np.ndarray
-    chunks: np.ndarray
+    mean_step_s: np.ndarray
     leftover_tokens: np.ndarray
+    group: np.ndarray
+    prefill_steps: np.ndarray
+    prefill_s: np.ndarray  # the group's prefill: prefill_steps x its step
+    itl_s: np.ndarray
+    mixed_share: np.ndarray
     compute_heavier: np.ndarray
 
 
-def _evaluate(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, estimate_name: str,
-              options: ServingOptions) -> _Arrays:
-    """Step, chunk step and chunk count for each concurrency (vectorised)."""
+def _steps(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_name: str, options: ServingOptions,
+           arrivals: str) -> _Steps:
+    """Steps and per-request latencies at each decoding count D (vectorised; see the module docstring)."""
     c = scenario_ceilings(scenario, estimate_name)
-    spec = options.speculation
-    tau = spec.tokens_per_step if spec else 1.0
-    q = spec.tokens + 1 if spec else 1
-    p_c, g, ctx = mix.computed_prompt_tokens, mix.output_tokens, mix.mean_context_tokens
-    budget = options.max_num_batched_tokens
-    d_max = budget / (q + tau * p_c / g)
-    decoding = np.minimum(concurrency, d_max)
-    if options.max_num_seqs is not None:
-        decoding = np.minimum(decoding, options.max_num_seqs)
+    tau, q = _tau_q(options)
+    p_c, g_out, ctx = mix.computed_prompt_tokens, mix.output_tokens, mix.mean_context_tokens
     common = dict(context_tokens=ctx, prompt_tokens=mix.prompt_tokens, prefix_tokens=mix.prefix_tokens,
                   prefix_hit_rate=mix.prefix_hit_rate, query_tokens_per_request=q)
-    totals = pass_totals(mixed_step_ops(scenario, decode_requests=decoding, prefill_prompts=decoding * tau / g,
-                                       **common), c)
-    leftover = np.maximum(budget - decoding * q, 1.0)
-    chunks = np.maximum(np.ceil(p_c / leftover - 1e-9), 1.0)
-    chunk_s = pass_totals(mixed_step_ops(scenario, decode_requests=decoding, prefill_prompts=1.0 / chunks,
-                                         **common), c).time_s
-    draft_s = 0.0
-    if spec:
-        draft = draft_scenario(scenario, spec)
-        dc = scenario_ceilings(draft, estimate_name)
-        draft_s = spec.tokens * pass_totals(build_ops(draft, "decode", batch=decoding, context=ctx), dc).time_s
-    shape = np.shape(concurrency)
-    return _Arrays(concurrency=concurrency, decoding=decoding,
-                   step_s=np.broadcast_to(totals.time_s + draft_s, shape).astype(float),
-                   chunk_step_s=np.broadcast_to(chunk_s + draft_s, shape).astype(float), chunks=chunks,
-                   leftover_tokens=leftover,
-                   compute_heavier=np.broadcast_to(np.asarray(totals.compute_s) > np.asarray(totals.memory_s), shape))
+    draft = draft_scenario(scenario, options.speculation) if options.speculation else None
+    dc = scenario_ceilings(draft, estimate_name) if draft is not None else None
+    shape = np.shape(decoding)
+
+    def step(decodes, prompts):
+        totals = pass_totals(mixed_step_ops(scenario, decode_requests=decodes, prefill_prompts=prompts, **common), c)
+        time = np.broadcast_to(totals.time_s, shape).astype(float)
+        if draft is not None:
+            drafts = build_ops(draft, "decode", batch=np.maximum(decodes, 1e-9), context=ctx)
+            time = time + options.speculation.tokens * np.broadcast_to(pass_totals(drafts, dc).time_s, shape)
+        return time, totals
+
+    mean_s, mean_totals = step(decoding, decoding * tau / g_out)
+    leftover = np.maximum(options.max_num_batched_tokens - decoding * q, 1.0)
+    per_step = np.maximum(leftover / p_c, 1.0) if arrivals == "closed" else 1.0  # prompts that arrive together
+    group = np.minimum(decoding, per_step)
+    prefill_steps = np.maximum(np.ceil(group * p_c / leftover - 1e-9), 1.0)
+    others = np.maximum(decoding - group, 0.0)
+    group_s, _ = step(others, group / prefill_steps)
+    # ITL: the other requests' prompts arrive in chunks of one group's step; the request's own prompt is in TTFT
+    decode_steps = max((g_out - 1.0) / tau, 1.0)
+    other_tokens = others * p_c * (g_out - 1.0) / g_out
+    chunk_tokens = group * p_c / prefill_steps
+    mixed = np.minimum(other_tokens / chunk_tokens, decode_steps)
+    mixed_tokens = np.where(mixed > 0, other_tokens / np.maximum(mixed, 1e-30), chunk_tokens)
+    decode_s, _ = step(decoding, np.zeros(shape))
+    mixed_s, _ = step(decoding, mixed_tokens / p_c)
+    itl = ((decode_steps - mixed) * decode_s + mixed * mixed_s) / decode_steps / tau
+    return _Steps(decoding=np.broadcast_to(decoding, shape).astype(float), mean_step_s=mean_s,
+                  leftover_tokens=leftover, group=group, prefill_steps=prefill_steps,
+                  prefill_s=prefill_steps * group_s, itl_s=itl, mixed_share=mixed / decode_steps,
+                  compute_heavier=np.broadcast_to(np.asarray(mean_totals.compute_s) >
+                                                  np.asarray(mean_totals.memory_s), shape))
 
 
-def _points(scenario: Scenario, mix: ServingMix, options: ServingOptions, a: _Arrays, queue_s: np.ndarray,
-            ttft_s: np.ndarray, concurrency: np.ndarray, max_concurrency: int) -> tuple[FrontierPoint, ...]:
-    spec = options.speculation
-    tau = spec.tokens_per_step if spec else 1.0
+@dataclass(frozen=True, slots=True)
+class _Result:
+    """Per-point figures of a sweep (arrays) before they become :class:`FrontierPoint` s."""
+
+    concurrency: np.ndarray
+    steps: _Steps
+    queue_s: np.ndarray
+    ttft_s: np.ndarray
+    e2e_s: np.ndarray
+    requests_per_s: np.ndarray
+    arrivals: str
+    overhead_s: float
+
+
+def _capacity_per_s(scenario: Scenario, mix: ServingMix, estimate_name: str, options: ServingOptions) -> float:
+    """lambda_cap: the completions per second of D_cap requests decoding (the budget full every step)."""
+    tau, _q = _tau_q(options)
+    d_cap = decode_slots(mix, options)
+    st = _steps(scenario, mix, np.asarray([d_cap]), estimate_name, options, "closed")
+    return float(d_cap * tau / (mix.output_tokens * st.mean_step_s[0]))
+
+
+def _closed(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, estimate_name: str,
+            options: ServingOptions) -> _Result:
+    """A closed loop of C requests in flight (the steady cycle of the module docstring)."""
+    overhead = request_overhead_s(scenario, estimate_name, options)
+    decoding = np.minimum(concurrency, decode_slots(mix, options))
+    st = _steps(scenario, mix, decoding, estimate_name, options, "closed")
+    engine_e2e = overhead + st.prefill_s + (mix.output_tokens - 1.0) * st.itl_s
+    e2e = np.maximum(engine_e2e, concurrency / _capacity_per_s(scenario, mix, estimate_name, options))
+    queue = e2e - engine_e2e
+    return _Result(concurrency=concurrency, steps=st, queue_s=queue, ttft_s=overhead + queue + st.prefill_s,
+                   e2e_s=e2e, requests_per_s=concurrency / e2e, arrivals="closed", overhead_s=overhead)
+
+
+def _poisson(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_name: str,
+          options: ServingOptions) -> _Result:
+    """Poisson arrivals at the rate D decoding sustain: lambda = D*tau / (G*t); M/D/1 queueing for prefill."""
+    tau, _q = _tau_q(options)
+    overhead = request_overhead_s(scenario, estimate_name, options)
+    st = _steps(scenario, mix, decoding, estimate_name, options, "poisson")
+    g, p_c = mix.output_tokens, mix.computed_prompt_tokens
+    rate = st.decoding * tau / (g * st.mean_step_s)
+    service_steps = p_c / st.leftover_tokens  # one prompt in the prefill budget, in steps
+    rho = np.minimum(st.decoding * tau / g * service_steps, 1.0)
+    with np.errstate(divide="ignore"):
+        wait = np.where(rho < 1.0, rho * service_steps * st.mean_step_s / (2.0 * (1.0 - rho)), np.inf)
+    queue = 0.5 * st.mean_step_s + wait
+    ttft = overhead + queue + st.prefill_s
+    e2e = ttft + (g - 1.0) * st.itl_s
+    return _Result(concurrency=rate * e2e, steps=st, queue_s=queue, ttft_s=ttft, e2e_s=e2e, requests_per_s=rate,
+                   arrivals="poisson", overhead_s=overhead)
+
+
+def _take(r: _Result, index: np.ndarray, concurrency: np.ndarray | None = None) -> _Result:
+    """The points ``index`` of a result (optionally reporting another concurrency)."""
+    st = r.steps
+    steps = _Steps(**{f: np.asarray(getattr(st, f))[index] for f in _Steps.__slots__})
+    return _Result(concurrency=r.concurrency[index] if concurrency is None else concurrency, steps=steps,
+                   queue_s=r.queue_s[index], ttft_s=r.ttft_s[index], e2e_s=r.e2e_s[index],
+                   requests_per_s=r.requests_per_s[index], arrivals=r.arrivals, overhead_s=r.overhead_s)
+
+
+def _rate_grid(limit: float) -> np.ndarray:
+    return np.geomspace(min(1e-3, limit), limit, RATE_GRID_POINTS)
+
+
+def _poisson_limit(mix: ServingMix, options: ServingOptions, plan: KvCachePlan) -> float:
+    """The most requests decoding at once under Poisson arrivals: the memory limit, the budget, ``max_num_seqs``."""
+    return max(min(float(plan.max_concurrency), decode_slots(mix, options)), 1e-6)
+
+
+def _poisson_at_concurrency(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, estimate_name: str,
+                         options: ServingOptions, plan: KvCachePlan) -> _Result:
+    """Poisson arrivals at the rate whose mean number in flight (lambda * e2e) is each C; beyond what the replica
+    carries, TTFT is infinite."""
+    grid = _poisson(scenario, mix, _rate_grid(_poisson_limit(mix, options, plan)), estimate_name, options)
+    finite = np.isfinite(grid.concurrency)
+    conc_grid, dec_grid = grid.concurrency[finite], grid.steps.decoding[finite]
+    decoding = np.interp(concurrency, conc_grid, dec_grid)
+    r = _poisson(scenario, mix, decoding, estimate_name, options)
+    over = concurrency > conc_grid[-1]
+    inf = np.where(over, np.inf, 0.0)
+    return replace(r, concurrency=concurrency, queue_s=r.queue_s + inf, ttft_s=r.ttft_s + inf, e2e_s=r.e2e_s + inf,
+                   requests_per_s=np.where(over, r.requests_per_s, concurrency / r.e2e_s))
+
+
+def _points(scenario: Scenario, mix: ServingMix, options: ServingOptions, r: _Result,
+            max_concurrency: int) -> tuple[FrontierPoint, ...]:
     g, p = mix.output_tokens, mix.prompt_tokens
     devices = scenario.parallelism.devices
-    itl = a.step_s / tau
-    out_per_s = a.decoding * tau / a.step_s  # output tokens/s of the replica
-    e2e = ttft_s + (g - 1.0) * itl
+    st = r.steps
+    out_per_s = r.requests_per_s * g  # output tokens/s of the replica
     power, price = _power_w(scenario, options), _price(scenario, options)
     joules = None if power is None else power * devices / out_per_s
     usd = None if price is None else price * devices / SECONDS_PER_HOUR / out_per_s * 1e6
     points = []
-    for i in range(len(concurrency)):
+    for i in range(len(r.concurrency)):
         points.append(FrontierPoint(
-            concurrency=float(concurrency[i]), decoding_requests=float(a.decoding[i]),
-            tokens_per_s_per_user=float(1.0 / itl[i]), tokens_per_s_per_device=float(out_per_s[i] / devices),
+            concurrency=float(r.concurrency[i]), decoding_requests=float(st.decoding[i]),
+            tokens_per_s_per_user=float(1.0 / st.itl_s[i]), tokens_per_s_per_device=float(out_per_s[i] / devices),
             total_tokens_per_s_per_device=float(out_per_s[i] * (1.0 + p / g) / devices),
-            ttft_s=float(ttft_s[i]), itl_s=float(itl[i]), e2e_s=float(e2e[i]), step_time_s=float(a.step_s[i]),
-            queue_s=float(queue_s[i]), prefill_chunks=int(a.chunks[i]), requests_per_s=float(out_per_s[i] / g),
+            ttft_s=float(r.ttft_s[i]), itl_s=float(st.itl_s[i]), e2e_s=float(r.e2e_s[i]),
+            step_time_s=float(st.mean_step_s[i]), queue_s=float(r.queue_s[i]),
+            prefill_chunks=int(st.prefill_steps[i]), requests_per_s=float(r.requests_per_s[i]),
             joules_per_token=None if joules is None else float(joules[i]),
             usd_per_million_tokens=None if usd is None else float(usd[i]),
-            fits=bool(concurrency[i] <= max_concurrency), limited_by="compute" if a.compute_heavier[i] else "memory",
+            fits=bool(r.concurrency[i] <= max_concurrency and math.isfinite(r.ttft_s[i])),
+            limited_by="compute" if st.compute_heavier[i] else "memory",
+            arrivals=r.arrivals, request_overhead_s=r.overhead_s, prefill_group=float(st.group[i]),
+            mixed_step_share=float(st.mixed_share[i]),
         ))
     return tuple(points)
-
-
-def _closed_loop(a: _Arrays, mix: ServingMix, options: ServingOptions) -> tuple[np.ndarray, np.ndarray]:
-    """(queue s, TTFT s): requests beyond the decoding slots wait by Little's law; then the chunked prefill."""
-    tau = options.speculation.tokens_per_step if options.speculation else 1.0
-    completions_per_s = a.decoding * tau / (mix.output_tokens * a.step_s)
-    queue = (a.concurrency - a.decoding) / completions_per_s
-    return queue, queue + a.chunks * a.chunk_step_s
 
 
 def default_concurrencies(limit: int) -> list[int]:
@@ -220,10 +352,18 @@ def default_concurrencies(limit: int) -> list[int]:
     return values if values[-1] == limit else [*values, limit]
 
 
+def _at_concurrency(scenario: Scenario, mix: ServingMix, conc: np.ndarray, estimate_name: str,
+                    options: ServingOptions, plan: KvCachePlan) -> _Result:
+    if options.arrivals == "poisson":
+        return _poisson_at_concurrency(scenario, mix, conc, estimate_name, options, plan)
+    return _closed(scenario, mix, conc, estimate_name, options)
+
+
 def frontier(scenario: Scenario, mix: ServingMix, concurrencies: list[int] | None = None,
              estimate_name: str = "expected", options: ServingOptions | None = None) -> Frontier:
     """The latency-throughput frontier of one replica over concurrency (default: powers of two to the memory
-    limit). Points past the memory limit are evaluated too and carry ``fits=False``."""
+    limit) under the options' arrival model. Points past the memory limit are evaluated too and carry
+    ``fits=False``."""
     options = options or ServingOptions()
     plan = kv_cache_plan(scenario, mix, options)
     values = default_concurrencies(plan.max_concurrency) if concurrencies is None else list(concurrencies)
@@ -232,33 +372,51 @@ def frontier(scenario: Scenario, mix: ServingMix, concurrencies: list[int] | Non
     if len(values) > MAX_FRONTIER_POINTS:
         raise ModelInputError("concurrency", f"at most {MAX_FRONTIER_POINTS} points")
     conc = np.asarray(values, dtype=float)
-    a = _evaluate(scenario, mix, conc, estimate_name, options)
-    queue, ttft = _closed_loop(a, mix, options)
+    r = _at_concurrency(scenario, mix, conc, estimate_name, options, plan)
     return Frontier(estimate_name=estimate_name, devices=scenario.parallelism.devices, memory=plan,
-                    points=_points(scenario, mix, options, a, queue, ttft, conc, plan.max_concurrency))
+                    points=_points(scenario, mix, options, r, plan.max_concurrency))
+
+
+def burst_ttft_s(scenario: Scenario, mix: ServingMix, concurrency: float, estimate_name: str = "expected",
+                 options: ServingOptions | None = None) -> float:
+    """Mean TTFT of one burst: C requests sent at once into an idle engine (the first cycle of a closed-loop run,
+    or ``--request-rate inf`` with as many prompts). The prompts queue for the budget B in order: request k's first
+    token comes with step ceil(k*x), x = P_c / B, each step a full budget of prefill (or all C prompts when they fit
+    one); the mean of ceil(k*x) over k = 1..C is taken as max(ceil(x), x*(C + 1)/2 + 1/2) (the midpoint of its
+    bounds x*(C + 1)/2 and x*(C + 1)/2 + 1), plus the fixed path."""
+    options = options or ServingOptions()
+    p_c, budget = mix.computed_prompt_tokens, float(options.max_num_batched_tokens)
+    x = p_c / budget
+    mean_steps = max(math.ceil(x - 1e-9), x * (concurrency + 1.0) / 2.0 + 0.5) if concurrency * p_c > budget else 1.0
+    prompts_per_step = min(concurrency, budget / p_c) if concurrency * p_c > budget else concurrency
+    c = scenario_ceilings(scenario, estimate_name)
+    step = pass_totals(mixed_step_ops(scenario, decode_requests=0.0, context_tokens=mix.mean_context_tokens,
+                                      prefill_prompts=prompts_per_step, prompt_tokens=mix.prompt_tokens,
+                                      prefix_tokens=mix.prefix_tokens, prefix_hit_rate=mix.prefix_hit_rate), c)
+    return request_overhead_s(scenario, estimate_name, options) + mean_steps * float(step.time_s)
 
 
 def step_time_s(scenario: Scenario, mix: ServingMix, concurrency: float, estimate_name: str = "expected",
                 options: ServingOptions | None = None) -> float:
     """The mean step time at one concurrency (draft steps included)."""
-    a = _evaluate(scenario, mix, np.asarray([float(concurrency)]), estimate_name, options or ServingOptions())
-    return float(a.step_s[0])
+    options = options or ServingOptions()
+    decoding = np.asarray([min(float(concurrency), decode_slots(mix, options))])
+    return float(_steps(scenario, mix, decoding, estimate_name, options, options.arrivals).mean_step_s[0])
 
 
 def max_concurrency_for_targets(scenario: Scenario, mix: ServingMix, *, itl_s: float, ttft_s: float,
                                 estimate_name: str = "expected", options: ServingOptions | None = None
                                 ) -> TargetResult:
-    """The largest concurrency (closed loop, within the memory limit) whose ITL <= ``itl_s`` and TTFT <= ``ttft_s``.
+    """The largest concurrency (within the memory limit, under the options' arrival model) whose ITL <= ``itl_s``
+    and TTFT <= ``ttft_s``.
 
     Both latencies grow with concurrency, so candidates are narrowed bracket by bracket (64 evaluated at once)."""
     options = options or ServingOptions()
     plan = kv_cache_plan(scenario, mix, options)
 
-    def ok(conc: np.ndarray) -> tuple[np.ndarray, _Arrays, np.ndarray, np.ndarray]:
-        a = _evaluate(scenario, mix, conc, estimate_name, options)
-        queue, ttft = _closed_loop(a, mix, options)
-        tau = options.speculation.tokens_per_step if options.speculation else 1.0
-        return (a.step_s / tau <= itl_s) & (ttft <= ttft_s), a, queue, ttft
+    def ok(conc: np.ndarray) -> tuple[np.ndarray, _Result]:
+        r = _at_concurrency(scenario, mix, conc, estimate_name, options, plan)
+        return (r.steps.itl_s <= itl_s) & (r.ttft_s <= ttft_s), r
 
     lo, hi = 0, plan.max_concurrency  # lo meets the targets (0: vacuously), answer in [lo, hi]
     while hi > lo:
@@ -273,58 +431,31 @@ def max_concurrency_for_targets(scenario: Scenario, mix: ServingMix, *, itl_s: f
         hi = int(first_bad) - 1
     if lo == 0:
         return TargetResult(max_concurrency=0, point=None)
-    conc = np.asarray([float(lo)])
-    _good, a, queue, ttft = ok(conc)
-    return TargetResult(max_concurrency=lo,
-                        point=_points(scenario, mix, options, a, queue, ttft, conc, plan.max_concurrency)[0])
-
-
-def _rate_arrays(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_name: str,
-                 options: ServingOptions) -> tuple[_Arrays, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """At the arrival rate each decoding count sustains: (arrays, rate, queue s, TTFT s, concurrency)."""
-    spec = options.speculation
-    tau = spec.tokens_per_step if spec else 1.0
-    a = _evaluate(scenario, mix, decoding, estimate_name, options)
-    g, p_c = mix.output_tokens, mix.computed_prompt_tokens
-    rate = a.decoding * tau / (g * a.step_s)
-    prefill_steps = p_c / a.leftover_tokens  # service of one prompt in the prefill budget, in steps
-    rho = np.minimum(a.decoding * tau / g * prefill_steps, 1.0)
-    with np.errstate(divide="ignore"):
-        wait = np.where(rho < 1.0, rho * prefill_steps * a.step_s / (2.0 * (1.0 - rho)), np.inf)
-    queue = 0.5 * a.step_s + wait
-    ttft = queue + a.chunks * a.chunk_step_s
-    concurrency = rate * (ttft + (g - 1.0) * a.step_s / tau)
-    return a, rate, queue, ttft, concurrency
-
-
-def _rate_limit(scenario: Scenario, mix: ServingMix, options: ServingOptions, plan: KvCachePlan) -> float:
-    """The most requests decoding at once: the memory limit, the budget, ``max_num_seqs``."""
-    tau = options.speculation.tokens_per_step if options.speculation else 1.0
-    q = options.speculation.tokens + 1 if options.speculation else 1
-    limit = min(float(plan.max_concurrency),
-                options.max_num_batched_tokens / (q + tau * mix.computed_prompt_tokens / mix.output_tokens))
-    return min(limit, float(options.max_num_seqs)) if options.max_num_seqs else limit
+    _good, r = ok(np.asarray([float(lo)]))
+    return TargetResult(max_concurrency=lo, point=_points(scenario, mix, options, r, plan.max_concurrency)[0])
 
 
 def at_rate(scenario: Scenario, mix: ServingMix, rate_per_s: float, estimate_name: str = "expected",
             options: ServingOptions | None = None) -> FrontierPoint:
-    """One replica at an arrival rate (requests/s): the decoding count that completes as many as arrive, M/D/1
-    queueing for prefill. Beyond the replica's capacity the TTFT is infinite and the point does not fit."""
+    """One replica at an arrival rate (requests/s): the decoding count that completes as many as arrive, Poisson
+    arrivals, M/D/1 queueing for prefill. Beyond the replica's capacity the TTFT is infinite and the point does not
+    fit."""
     options = options or ServingOptions()
     if not rate_per_s > 0:
         raise ModelInputError("rate", f"must be > 0, got {rate_per_s!r}")
     plan = kv_cache_plan(scenario, mix, options)
-    limit = max(_rate_limit(scenario, mix, options, plan), 1e-6)
-    grid = np.geomspace(min(1e-3, limit), limit, RATE_GRID_POINTS)
-    _a, rates, *_ = _rate_arrays(scenario, mix, grid, estimate_name, options)
+    limit = _poisson_limit(mix, options, plan)
+    grid = _rate_grid(limit)
+    rates = _poisson(scenario, mix, grid, estimate_name, options).requests_per_s
     over = rate_per_s > rates[-1]
     decoding = limit if over else float(np.interp(rate_per_s, rates, grid))
-    a, _rate, queue, ttft, concurrency = _rate_arrays(scenario, mix, np.asarray([decoding]), estimate_name, options)
+    r = _poisson(scenario, mix, np.asarray([decoding]), estimate_name, options)
     if over:
-        queue, ttft = np.asarray([np.inf]), np.asarray([np.inf])
-        concurrency = np.asarray([np.inf])
-    point = _points(scenario, mix, options, a, queue, ttft, concurrency, plan.max_concurrency)[0]
-    return replace(point, requests_per_s=rate_per_s if not over else point.requests_per_s)
+        inf = np.asarray([np.inf])
+        r = replace(r, queue_s=inf, ttft_s=inf, e2e_s=inf, concurrency=inf)
+    else:  # completions = arrivals exactly (the decoding count is interpolated on the grid)
+        r = replace(r, requests_per_s=np.asarray([rate_per_s]), concurrency=rate_per_s * r.e2e_s)
+    return _points(scenario, mix, options, r, plan.max_concurrency)[0]
 
 
 def devices_for_rate(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl_s: float, ttft_s: float,
@@ -345,14 +476,11 @@ def devices_for_rate(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, 
         plan = kv_cache_plan(s, mix, options)
         if plan.max_concurrency < 1:
             continue
-        limit = _rate_limit(s, mix, options, plan)
-        grid = np.geomspace(min(1e-3, limit), limit, RATE_GRID_POINTS)
-        a, rates, _queue, ttft, concurrency = _rate_arrays(s, mix, grid, estimate_name, options)
-        tau = options.speculation.tokens_per_step if options.speculation else 1.0
-        good = (a.step_s / tau <= itl_s) & (ttft <= ttft_s) & (concurrency <= plan.max_concurrency)
+        r = _poisson(s, mix, _rate_grid(_poisson_limit(mix, options, plan)), estimate_name, options)
+        good = (r.steps.itl_s <= itl_s) & (r.ttft_s <= ttft_s) & (r.concurrency <= plan.max_concurrency)
         if not good.any():
             continue
-        capacity = float(rates[good].max())
+        capacity = float(r.requests_per_s[good].max())
         replicas = math.ceil(rate_per_s / capacity - 1e-12)
         devices = tp * replicas
         cost = None if price is None else price * devices

@@ -19,6 +19,10 @@ DEFAULT_BLOCK_SIZE_TOKENS = 16
 DEFAULT_GPU_MEMORY_UTILIZATION = 0.9
 # The sampler rows vLLM's memory profiling run allocates logits for (its max_num_seqs default outside large GPUs).
 PROFILE_LOGIT_ROWS = 256
+# How requests arrive (see :mod:`.frontier`): ``closed``, a fixed number in flight that restart in groups
+# (``vllm bench serve --max-concurrency``, SGLang's bench_serving, genai-perf sweeps); ``poisson``, an open loop at a
+# rate (``--request-rate``), M/D/1 queueing for prefill.
+ARRIVAL_MODELS = ("closed", "poisson")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,6 +98,10 @@ class ServingOptions:
     speculation: Speculation | None = None
     power_w: float | None = None  # measured board power per device; None: the preset's tdp_w (a ceiling)
     price_usd_per_hour: float | None = None  # per device; None: the preset's price, where it has one
+    arrivals: str = "closed"  # how a frontier point's requests arrive (ARRIVAL_MODELS); a rate is always poisson
+    # the fixed path of one request (HTTP, tokenising, scheduling, detokenising); None: the engine profile's
+    # (engines.Engine.request_overhead_s) under expected, 0 under bound
+    request_overhead_s: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("max_num_batched_tokens", "block_size_tokens"):
@@ -102,7 +110,9 @@ class ServingOptions:
                 raise ModelInputError(name, f"must be a whole number >= 1, got {value!r}")
         if not 0.0 < self.gpu_memory_utilization <= 1.0:
             raise ModelInputError("gpu_memory_utilization", f"must be in (0, 1], got {self.gpu_memory_utilization!r}")
-        for name in ("power_w", "price_usd_per_hour"):
+        if self.arrivals not in ARRIVAL_MODELS:
+            raise ModelInputError("arrivals", f"must be one of {', '.join(ARRIVAL_MODELS)}, got {self.arrivals!r}")
+        for name in ("power_w", "price_usd_per_hour", "request_overhead_s"):
             value = getattr(self, name)
             if value is not None and not (value >= 0 and math.isfinite(value)):
                 raise ModelInputError(name, f"must be a finite number >= 0, got {value!r}")

@@ -18,6 +18,7 @@ from roofline.models.serving import (
     ServingMix,
     ServingOptions,
     Speculation,
+    decode_slots,
     frontier,
     kv_cache_plan,
     max_concurrency_for_targets,
@@ -65,18 +66,17 @@ def test_mixed_step_is_the_sum_of_its_ops_and_reads_weights_once():
     assert attention.flops == pytest.approx(pairs * (2 * 256 + 5), rel=1e-12)
 
 
-def test_frontier_step_is_the_mixed_step_at_the_mean_context():
-    """At concurrency C the frontier's ITL is the step of D = C decodes at P + G/2 with r = C/G prompts prefilled:
-    C = 16, P = 2048, G = 300: context 2198, r = 16/300."""
+def test_frontier_mean_step_is_the_mixed_step_at_the_mean_context():
+    """At concurrency C the frontier's mean step is the step of D = C decodes at P + G/2 with r = C/G prompts
+    prefilled: C = 16, P = 2048, G = 300: context 2198, r = 16/300; e2e = TTFT + (G - 1) * ITL."""
     s = scenario("h100-sxm", "llama-3.1-8b")
     mix = ServingMix(prompt_tokens=2048, output_tokens=300)
     c = ceilings(s.hardware, s.precisions.compute_dtype, "expected")
     ops = mixed_step_ops(s, decode_requests=16, context_tokens=2198.0, prefill_prompts=16 / 300, prompt_tokens=2048)
     point = frontier(s, mix, [16]).points[0]
-    assert point.itl_s == pytest.approx(pass_totals(ops, c).time_s, rel=1e-12)
+    assert point.step_time_s == pytest.approx(pass_totals(ops, c).time_s, rel=1e-12)
     assert point.tokens_per_s_per_user == pytest.approx(1 / point.itl_s)
-    # e2e = TTFT + (G - 1) * ITL; the whole prompt fits one chunk (2048 <= 8192 - 16)
-    assert point.prefill_chunks == 1
+    assert point.prefill_chunks == 1  # the group's prompts fit one step's budget
     assert point.e2e_s == pytest.approx(point.ttft_s + 299 * point.itl_s)
 
 
@@ -152,20 +152,22 @@ def test_prefix_caching_cuts_the_prefill_work():
 
 
 def test_energy_and_cost_arithmetic():
-    """J/token = power * devices * step / (D * tau); $/M = price * devices / 3600 / (output tokens/s) * 1e6.
-    2x H100 at 500 W and $3/device-hour, concurrency 8: per replica 8 / step output tokens/s."""
+    """J/token = power * devices / (output tokens/s); $/M = price * devices / 3600 / (output tokens/s) * 1e6, with
+    the closed loop's output tokens/s = C * G / e2e (Little's law). 2x H100 at 500 W and $3/device-hour, C = 8."""
     s = scenario("h100-sxm", "llama-3.1-8b", tp=2)
     mix = ServingMix(prompt_tokens=1000, output_tokens=200)
     point = frontier(s, mix, [8], options=ServingOptions(power_w=500.0, price_usd_per_hour=3.0)).points[0]
-    step = step_time_s(s, mix, 8)
-    assert point.step_time_s == pytest.approx(step)
-    assert point.joules_per_token == pytest.approx(500.0 * 2 * step / 8)
-    assert point.usd_per_million_tokens == pytest.approx(3.0 * 2 / 3600 / (8 / step) * 1e6)
-    assert point.tokens_per_s_per_device == pytest.approx(8 / step / 2)
+    out_per_s = 8 * 200 / point.e2e_s
+    assert point.step_time_s == pytest.approx(step_time_s(s, mix, 8))
+    assert point.requests_per_s == pytest.approx(8 / point.e2e_s)
+    assert point.joules_per_token == pytest.approx(500.0 * 2 / out_per_s)
+    assert point.usd_per_million_tokens == pytest.approx(3.0 * 2 / 3600 / out_per_s * 1e6)
+    assert point.tokens_per_s_per_device == pytest.approx(out_per_s / 2)
+    assert point.total_tokens_per_s_per_device == pytest.approx(out_per_s * (1 + 1000 / 200) / 2)
     # the board power is the default (tdp_w, 700 W for H100 SXM); no price known: None, never a made-up one
     unpriced = replace(s, hardware=replace(s.hardware, price_usd_per_hour=None))
     default = frontier(unpriced, mix, [8]).points[0]
-    assert default.joules_per_token == pytest.approx(700.0 * 2 * step / 8)
+    assert default.joules_per_token == pytest.approx(700.0 * 2 / out_per_s)
     assert default.usd_per_million_tokens is None
 
 
@@ -213,12 +215,18 @@ def test_target_solver_meets_both_targets_and_one_more_request_does_not(setup, m
 
 
 def test_concurrency_beyond_the_budget_waits_in_the_queue():
-    """P = 8000, G = 10 with an 8192-token budget: D_max = 8192 / (1 + 8000/10) = 10.2 requests decode at once;
-    at C = 20 the other 9.8 wait (Little's law), at C = 10 nobody waits."""
+    """P = 8000, G = 10 with an 8192-token budget: D_cap = 8192 / (1 + 8000/10) = 10.23 requests decode at once;
+    the engine completes at most lambda_cap = D_cap / (G * t(D_cap)) requests/s, so at C = 20 e2e is C / lambda_cap
+    and the rest of it is queue; output tokens/s is G * lambda_cap from there on."""
     s = scenario("h100-sxm", "llama-3.1-8b")
     mix = ServingMix(prompt_tokens=8000, output_tokens=10)
-    low, high = frontier(s, mix, [10, 20]).points
-    assert low.queue_s == 0.0 and low.decoding_requests == 10
-    assert high.decoding_requests == pytest.approx(8192 / 801)
-    assert high.queue_s == pytest.approx((20 - 8192 / 801) / (high.decoding_requests / (10 * high.step_time_s)))
+    d_cap = 8192 / 801
+    assert decode_slots(mix, ServingOptions()) == pytest.approx(d_cap)
+    low, high, higher = frontier(s, mix, [10, 20, 40]).points
+    assert low.decoding_requests == 10 and high.decoding_requests == pytest.approx(d_cap)
+    capacity = d_cap / (10 * step_time_s(s, mix, d_cap))
+    assert high.e2e_s == pytest.approx(20 / capacity) and higher.e2e_s == pytest.approx(40 / capacity)
+    assert high.queue_s > low.queue_s >= 0.0
+    assert high.tokens_per_s_per_device == pytest.approx(10 * capacity)
+    assert higher.tokens_per_s_per_device == pytest.approx(high.tokens_per_s_per_device)
     assert math.isclose(high.itl_s, frontier(s, mix, [11]).points[0].itl_s)
