@@ -4,8 +4,11 @@ Each row is scored with its ``engine`` column (the default engine where empty; `
 one engine instead). Rows whose configuration does not fit in device memory as stated
 (:func:`models.validation.memory_flags`) are left out of the summary and listed with the reason; serving rows (with
 a ``concurrency``) are scored by the continuous-batching model (models/serving/) at their concurrency or rate
-and reported apart (``serving`` in JSON). ``--holdout family`` adds leave-one-family-out scores
-(:func:`models.validation.leave_one_family_out`): in-sample and held-out error per source family and overall.
+and reported apart (``serving`` in JSON); a row whose prompt, or prompt + output, is past the model's maximum
+context (:func:`models.validation.context_flag`) is left out of every summary and listed apart (``context_flagged``).
+``--holdout family`` adds leave-one-family-out scores, ``--holdout source`` leave-one-source-out (one cited document
+at a time), ``both`` the two side by side (:func:`models.validation.leave_one_group_out`): in-sample and held-out
+error per group and overall. ``--format markdown`` prints the README's accuracy tables (validate_report.py).
 Every scored row carries the uncertainty band of ``expected`` (models/band.py: the engine profiles for its device's
 vendor crossed with measured and default bandwidth and matmul fractions); the summaries give the share of rows whose
 measurement falls inside it (``band_coverage``), per family, per metric and overall.
@@ -13,86 +16,27 @@ measurement falls inside it (``band_coverage``), per family, per metric and over
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from argparse import Namespace
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from roofline.models.validation import (
-    HoldoutReport,
-    RowResult,
-    Summary,
-    ValidationCase,
-    evaluate,
-    evaluate_serving,
-    leave_one_family_out,
-    memory_flags,
-    summarize,
-    with_band,
-    with_serving_band,
-)
+from roofline.models.validation import HoldoutReport, RowResult, Summary, summarize
 from roofline.presets.measurements import MeasurementRow, read_measurements
+from roofline.tui.cli.validate_report import markdown_report
+from roofline.tui.cli.validate_scoring import (  # noqa: F401 (score, score_serving, Scored: this module's API too)
+    HOLDOUT_GROUPS,
+    Scored,
+    score,
+    score_serving,
+    serving_holdout_note,
+)
 from roofline.tui.inputs.file_values import scenario_from_values
 from roofline.tui.inputs.limits import check_number
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 VALIDATE_SCHEMA_VERSION = 1
-
-
-@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
-class Scored:
-    """What ``validate`` made of a file: the scored rows and results, and what it left out and why."""
-
-    rows: list[MeasurementRow]
-    results: list[RowResult]
-    flagged: list[tuple[MeasurementRow, str]]
-    serving: list[MeasurementRow]
-    holdout: HoldoutReport | None
-    serving_scored: list[tuple[MeasurementRow, RowResult]] = dataclasses.field(default_factory=list)
-    serving_flagged: list[tuple[MeasurementRow, str]] = dataclasses.field(default_factory=list)
-
-
-def _case(row: MeasurementRow, engine: str | None) -> ValidationCase:
-    scenario = row.scenario if engine is None else dataclasses.replace(row.scenario, engine=engine)
-    return ValidationCase(id=row.id, family=row.family, scenario=scenario, metric=row.metric, measured=row.value)
-
-
-def score(rows: list[MeasurementRow], *, engine: str | None = None, holdout: str | None = None) -> Scored:
-    """Score the static-batch rows that fit in memory (with ``engine`` for all when given); flag the rest."""
-    static = [r for r in rows if not r.is_serving]
-    serving = [r for r in rows if r.is_serving]
-    cases = [_case(r, engine) for r in static]
-    reasons = {flag.id: flag.reason for flag in memory_flags(cases)}
-    kept = [(r, c) for r, c in zip(static, cases, strict=True) if r.id not in reasons]
-    flagged = [(r, reasons[r.id]) for r in static if r.id in reasons]
-    if not kept and not serving:
-        raise ValueError("no row could be scored (every row was skipped or flagged)")
-    report = leave_one_family_out([c for _, c in kept]) if holdout == "family" and kept else None
-    results = (report.in_sample if report is not None
-               else [evaluate(c.id, c.scenario, c.metric, c.measured) for _, c in kept])
-    results = [with_band(r, c.scenario) for r, (_, c) in zip(results, kept, strict=True)]
-    serving_scored, serving_flagged = score_serving(serving, engine=engine)
-    return Scored(rows=[r for r, _ in kept], results=results, flagged=flagged, serving=serving, holdout=report,
-                  serving_scored=serving_scored, serving_flagged=serving_flagged)
-
-
-def score_serving(rows: list[MeasurementRow], *, engine: str | None = None
-                  ) -> tuple[list[tuple[MeasurementRow, RowResult]], list[tuple[MeasurementRow, str]]]:
-    """Serving rows scored by the continuous-batching model (:func:`models.validation.evaluate_serving`); a row
-    whose concurrency does not fit the KV blocks, or whose rate the replica cannot carry, is left out with why."""
-    scored, flagged = [], []
-    for row in rows:
-        scenario = row.scenario if engine is None else dataclasses.replace(row.scenario, engine=engine)
-        result, fits = evaluate_serving(row.id, scenario, row.metric, row.value, row.concurrency or 1,
-                                        row.rate_per_s)
-        if fits:
-            scored.append((row, with_serving_band(result, scenario, row.concurrency or 1, row.rate_per_s)))
-        else:
-            what = f"rate {row.rate_per_s:g}/s" if row.rate_per_s is not None else f"concurrency {row.concurrency}"
-            flagged.append((row, f"{what} does not fit one replica's KV blocks or capacity in the serving model"))
-    return scored, flagged
 
 
 def _engine_notes(rows: list[MeasurementRow]) -> list[str]:
@@ -112,14 +56,16 @@ def _serving_summary(scored: list[tuple[MeasurementRow, RowResult]]) -> dict[str
 
 
 def _holdout_dict(h: HoldoutReport) -> dict[str, Any]:
+    by = f"by_{h.group}"
     return {
+        "group": h.group,
         "refitted": h.refitted,
         "note": h.note,
         "in_sample": h.in_sample_summary.as_dict(),
         "held_out": h.held_out_summary.as_dict(),
-        "by_family": {fam: {"in_sample": a.as_dict(), "held_out": b.as_dict()} for fam, (a, b) in h.by_family.items()},
+        by: {g: {"in_sample": a.as_dict(), "held_out": b.as_dict()} for g, (a, b) in h.by_group.items()},
         "factors": [{"name": f.name, "shipped": f.shipped, "in_sample_fit": f.in_sample_fit,
-                     "without_family": f.without_family} for f in h.factors],
+                     f"without_{h.group}": f.without_group} for f in h.factors],
     }
 
 
@@ -148,12 +94,12 @@ def _holdout_lines(h: HoldoutReport) -> list[str]:
                 f"{100 * a.p80_abs_error:5.1f}%  held-out median {100 * b.median_abs_error:5.1f}% p80 "
                 f"{100 * b.p80_abs_error:5.1f}%")
 
-    lines = ["leave-one-family-out: " + h.note, pair("all", h.in_sample_summary, h.held_out_summary)]
-    lines += [pair(f"  family {fam}", a, b) for fam, (a, b) in h.by_family.items()]
+    lines = [f"leave-one-{h.group}-out: " + h.note, pair("all", h.in_sample_summary, h.held_out_summary)]
+    lines += [pair(f"  {h.group} {g}", a, b) for g, (a, b) in h.by_group.items()]
     for f in h.factors:
-        fits = ", ".join(f"{fam} {'prior' if v is None else f'{v:.3f}'}" for fam, v in f.without_family.items())
+        fits = ", ".join(f"{g} {'prior' if v is None else f'{v:.3f}'}" for g, v in f.without_group.items())
         in_sample = "none" if f.in_sample_fit is None else f"{f.in_sample_fit:.3f}"
-        lines.append(f"  factor {f.name}: shipped {f.shipped:.3f}, fit on all {in_sample}; without each family: "
+        lines.append(f"  factor {f.name}: shipped {f.shipped:.3f}, fit on all {in_sample}; without each {h.group}: "
                      f"{fits}")
     return lines
 
@@ -165,6 +111,9 @@ def run_validate(args: Namespace) -> int:
     if not rows:
         raise ValueError(f"{args.file}: no row could be evaluated")
     engine = getattr(args, "engine", None)
+    if args.format == "markdown":
+        print(markdown_report(score(rows, engine=engine, holdout="both"), engine=engine), end="")
+        return 0
     s = score(rows, engine=engine, holdout=getattr(args, "holdout", None))
     by_family: dict[str, list[RowResult]] = defaultdict(list)
     by_metric: dict[str, list[RowResult]] = defaultdict(list)
@@ -192,10 +141,15 @@ def run_validate(args: Namespace) -> int:
                                  for row, r in s.serving_scored]},
             "serving_not_scored": [{"id": row.id, "concurrency": row.concurrency, "reason": reason}
                                    for row, reason in s.serving_flagged],
+            "context_flagged": [{"id": row.id, "reason": reason} for row, reason in s.context_flagged],
             "engine_notes": engine_notes,
         }
-        if s.holdout is not None:
-            out["holdout"] = _holdout_dict(s.holdout)
+        if "family" in s.holdouts:
+            out["holdout"] = _holdout_dict(s.holdouts["family"])
+        if "source" in s.holdouts:
+            out["holdout_source"] = _holdout_dict(s.holdouts["source"])
+        if s.holdouts and s.serving_scored:
+            out["serving"]["holdout_note"] = serving_holdout_note(s.serving_scored, engine)
         print(json.dumps(out, indent=2))
         return 0
     header = (f"{'id':8} {'metric':30} {'measured':>10} {'expected':>10} {'expected band':>21} {'bound':>10} "
@@ -210,9 +164,9 @@ def run_validate(args: Namespace) -> int:
         print(_line(f"  source {family}", summarize(group)))
     for metric, group in sorted(by_metric.items()):
         print(_line(f"  metric {metric}", summarize(group)))
-    if s.holdout is not None:
+    for report in s.holdouts.values():
         print()
-        print("\n".join(_holdout_lines(s.holdout)))
+        print("\n".join(_holdout_lines(report)))
     for row, reason in s.flagged:
         print(f"left out {row.id}: {reason}")
     if s.serving_scored:
@@ -228,8 +182,12 @@ def run_validate(args: Namespace) -> int:
                 groups[row.family if key == "family" else r.metric].append(r)
             for name, group in sorted(groups.items()):
                 print(_line(f"  serving {key} {name}", summarize(group)))
+        if s.holdouts:
+            print(f"  serving holdout: {serving_holdout_note(s.serving_scored, engine)}")
     for row, reason in s.serving_flagged:
         print(f"left out serving {row.id}: {reason}")
+    for row, reason in s.context_flagged:
+        print(f"left out (context) {row.id}: {reason}")
     for note in engine_notes:
         print(f"note: {note}")
     for k in skipped:
