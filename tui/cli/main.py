@@ -125,8 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the address browsers use, if not http://HOST:PORT (an SSH tunnel, a proxy)")
 
     validate = sub.add_parser("validate", help="compare expected and bound with published measurements (CSV)")
-    validate.add_argument("file", metavar="FILE", help="CSV: id, hardware, tp, pp, model, weights, kv, batch, prompt, "
-                          "output, metric, value")
+    validate.add_argument("file", metavar="FILE", nargs="?", help="CSV: id, hardware, tp, pp, model, weights, kv, "
+                          "batch, prompt, output, metric, value")
     validate.add_argument("--format", choices=("text", "json", "markdown"), default="text",
                           help="output format; json: schema_version, summary, by_family, by_metric, rows, skipped; "
                           "markdown: the README's accuracy tables (in-sample, leave-one-family-out, -source-out)")
@@ -135,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "refitted without it")
     validate.add_argument("--engine", default=None, metavar="ENGINE",
                           help="score every row with this engine instead of the row's engine column")
+    from roofline.tui.cli.validate_bench import add_bench_flags
+
+    add_bench_flags(validate)
 
     calibrate = sub.add_parser("calibrate", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                                help="back-solve this box's efficiency from a measured decode speed")
@@ -268,6 +271,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "calibrate":
             return _run_calibrate(args)
         if args.command == "validate":
+            from roofline.tui.cli.validate_bench import bench_requested, run_validate_bench
+
+            if bench_requested(args):
+                return run_validate_bench(args)
             from roofline.tui.cli.validate import run_validate
 
             return run_validate(args)
