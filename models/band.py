@@ -4,7 +4,7 @@ Construction (issue 18). For a scenario on a device of vendor V, ``expected`` is
 of three choices:
 
 - the engine profile: each current profile of :func:`engines.engines_for_vendor` (V) (``generic`` always among
-  them; superseded releases left out, :data:`SUPERSEDED_ENGINES`), and the scenario's own engine;
+  them; superseded releases left out, :func:`band_engines`), and the scenario's own engine;
 - the memory-bandwidth fraction of spec: the preset's measured one where it has one, and the ends of the spread
   measured across devices (:data:`DEFAULT_MEM_BW_FRACTION_RANGE`, 0.774 to 0.904);
 - the matmul fraction of spec, per compute dtype: the preset's measured one where it has one, and the ends of the
@@ -43,16 +43,14 @@ DEFAULT_MEM_BW_FRACTION_RANGE = (0.774, 0.904)
 DEFAULT_MATMUL_FRACTION_RANGE = (0.542, 0.881)
 
 
-# Profiles of old releases whose kernels current builds replaced (llama.cpp of August 2023, TensorRT-LLM 0.5's
-# per-query-head decode attention): a stack chosen today is none of them, so they widen the band only when the
-# scenario asks for one (with them, an 8B model on an H100 ranged 34-162 tok/s).
-SUPERSEDED_ENGINES = frozenset({"llamacpp-2023", "llamacpp-2023-12", "llamacpp-2024-05", "trtllm-0.5"})
-
-
 def band_engines(scenario: Scenario) -> tuple[str, ...]:
-    """The engine ids the band spans: the scenario's own, then every current profile for its device's vendor."""
-    ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor)
-                               if e.id not in SUPERSEDED_ENGINES]
+    """The engine ids the band spans: the scenario's own, then every current profile for its device's vendor.
+
+    Profiles of old releases whose kernels current builds replaced (``superseded = true`` in their files: llama.cpp
+    of 2023 and May 2024, TensorRT-LLM 0.5's per-query-head decode attention) are left out: a stack chosen today is
+    none of them, so they widen the band only when the scenario names one (with them, an 8B model on an H100 ranged
+    34-162 tok/s)."""
+    ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor) if not e.superseded]
     return tuple(dict.fromkeys(ids))
 
 

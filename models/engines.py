@@ -1,7 +1,14 @@
 """Serving-engine profiles: what a stack changes in the ``expected`` estimate (never in ``bound``).
 
+The profiles are data files, ``presets/engines/<id>.toml`` (one per stack, each factor with its ``source`` and
+``date``), read by ``presets/`` (the only file reader) and handed in once through :func:`use_profiles`; this module
+holds the :class:`Engine` schema, the registry they are looked up in (:func:`engine_profile`), and the public runs and
+pure functions that solved figures are derived from (a test recomputes each solved figure of the TOML from its runs).
+
 A profile holds, per engine:
 
+- ``runtime_mode``: how kernels are launched (graph-captured, compiled, eager from Python, a native host loop), which
+  kernels.py turns into a cost per kernel on the device's platform;
 - ``kernel_overhead_s``: fixed cost per kernel (CUDA graphs replay kernels back to back; an eager loop pays the
   host's dispatch per op);
 - ``kv_reads_per_query_head``: decode attention reads each KV head once per query head of its GQA group (early
@@ -31,6 +38,8 @@ before engines existed; ``gpt-fast`` equals it because those constants were meas
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
@@ -216,21 +225,18 @@ SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S = 5e-6
 # The fixed path of one request (HTTP, tokenising, scheduling, detokenising): TTFT at one request in flight and a
 # prompt whose prefill is negligible, less one decode step (TPOT, the first token's own forward pass, which the serving
 # model already counts). vLLM: Qwen3-0.6B on an A100, ISL 128 / OSL 128, concurrency 1: TTFT 12.4 ms, TPOT 4.2 ms
-# (tenstorrent/tt-inference-server#340, GPU reference sweep, 2025-06-24). SGLang: bench_serving at max concurrency 1,
-# mean input 197 tokens (DeepSeek-OCR, 570M active parameters), TTFT 21.59 ms, TPOT 1.47 ms (SGLang cookbook,
-# DeepSeek-OCR page). TensorRT-LLM 1.1: gpt2 fp16 on an RTX 4070, trace replay at the heaviest load, TTFT p90 6.30 ms
-# (wineandchord.com "LLM inference from scratch 076", beside vLLM 0.7.2 10.15 ms and SGLang 0.4.6 9.39 ms): a p90
-# under load, so an upper end of the idle path.
+# (tenstorrent/tt-inference-server#340, GPU reference sweep, 2025-06-24). SGLang 0.4.6 and TensorRT-LLM 1.1: gpt2
+# fp16 (prefill negligible) on an RTX 4070, trace replay at its heaviest load (wineandchord.com "LLM inference from
+# scratch 076"): SGLang TTFT p50 7.80 ms, TensorRT-LLM TTFT p90 6.30 ms (its p50 is not given); figures under load, so
+# upper ends of the idle path.
 VLLM_REQUEST_OVERHEAD_S = 12.4e-3 - 4.2e-3
-SGLANG_REQUEST_OVERHEAD_S = 21.59e-3 - 1.47e-3
+SGLANG_REQUEST_OVERHEAD_S = 7.80e-3
 TRTLLM_REQUEST_OVERHEAD_S = 6.30e-3
 _REQUEST_VLLM = "tenstorrent/tt-inference-server#340: Qwen3-0.6B, A100, ISL 128, C=1: TTFT 12.4 ms - TPOT 4.2 ms"
-_REQUEST_SGLANG = "SGLang cookbook (DeepSeek-OCR), bench_serving C=1, 197 input tokens: TTFT 21.59 ms - TPOT 1.47 ms"
+_REQUEST_SGLANG = ("wineandchord.com 'LLM inference from scratch 076': SGLang 0.4.6, gpt2, TTFT p50 7.80 ms under "
+                   "load (an upper end)")
 _REQUEST_TRTLLM = ("wineandchord.com 'LLM inference from scratch 076': TensorRT-LLM 1.1, gpt2, TTFT p90 6.30 ms under "
                    "load (an upper end)")
-
-FORMAT_FAMILIES = ("native", "int8", "fp8", "int4", "fp4", "gguf")
-
 
 def is_hbm(hardware: Hardware) -> bool:
     """Whether the device's memory is HBM (its preset's ``memory_type``: HBM, HBM2, HBM2e, HBM3, HBM3e)."""
@@ -263,8 +269,10 @@ class Engine:
 
     id: str
     name: str
+    # how the stack launches its kernels (kernels.py charges each kernel by it): graph, compiled, eager, host-loop, or
+    # unknown (the band spans every mode)
+    runtime_mode: str = "graph"
     kernel_overhead_s: float = GRAPH_KERNEL_OVERHEAD_S
-    cuda_graphs: bool = True
     kv_reads_per_query_head: bool = False
     decode_gemv_bw_share: float = 1.0
     decode_gemv_bw_share_hbm: float | None = None
@@ -279,8 +287,17 @@ class Engine:
     # the fixed path of one request outside the forward passes (HTTP, tokenising, scheduling, detokenising): added
     # once to TTFT by the serving model (models/serving/), never to bound; 0: no public figure
     request_overhead_s: float = 0.0
+    # a release current builds replaced: the band leaves it out unless the scenario names it
+    superseded: bool = False
+    # factor -> where its value comes from, and the date of that source (presets/engines/*.toml)
     sources: dict[str, str] = field(default_factory=dict)
+    source_dates: dict[str, str] = field(default_factory=dict)
     notes: str = ""
+
+    @property
+    def cuda_graphs(self) -> bool:
+        """Whether the stack replays captured graphs (the graph and compiled runtime modes)."""
+        return self.runtime_mode in ("graph", "compiled")
 
     def matmul_fraction(self, hardware: Hardware | None = None) -> float | None:
         """The GEMM share of the tensor peak this engine reaches on ``hardware`` (its HBM figure on an HBM device
@@ -312,166 +329,66 @@ class Engine:
         return family != "native" and family not in self.dequant_efficiency
 
 
-_BLOG = "NVIDIA 'Getting Started with CUDA Graphs' blog: 3.4-3.8 us per short kernel in a graph"
-_NO_FIGURE = "no public figure found: generic value"
-_CUBLAS_16F = ("ggml-cuda cublasGemmEx with CUBLAS_COMPUTE_16F (ggml ff904332 2023-11 to 2173cbe6 2024-06; "
-               "ggml-org/llama.cpp#3816 for FP32 accumulation closed unmerged)")
-_HBM_SHARE = ("the batch-1 run of this build period on an A100 or H100 (LLAMACPP_TG_HBM: discussions #15013 for "
-              "current builds, ggml-org/llama.cpp#6763 for May 2024, #6017 for late 2023)")
-_MMQ_PP512 = ("median of the llama.cpp CUDA scoreboard's pp512 runs (discussions #15013, Llama-2-7B Q4_0, -fa 0): 4 "
-              "GeForce/RTX cards; the A100 run on HBM devices")
-_CUBLAS_PP512 = ("median of 4 llama-bench pp512 runs of LLaMA 7B F16 on one GPU, late 2023 to March 2024 (RTX 3090, "
-                 "3090 Ti, 4090, A100 PCIe: ggml-org/llama.cpp#4766, #3816, #6017)")
-_DEQUANT_F16 = ("ggml-org/llama.cpp#3776 (Oct 2023): quantised GEMMs over more than 32 tokens dequantise to F16 and "
-                "run cuBLAS, until #8075 (June 2024) made int8 MMQ the default")
+RUNTIME_MODES = ("graph", "compiled", "eager", "host-loop", "unknown")
+DEFAULT_ENGINE = "generic"
+UNKNOWN_ENGINE = "unknown"
+# Without profiles handed in (models used on their own), the default profile alone: every factor at its generic value.
+GENERIC = Engine(id=DEFAULT_ENGINE, name="generic (graph-captured decode, gpt-fast-measured dequantisation)",
+                 vendors=("NVIDIA", "AMD", "Apple", "Intel", "Google"))
 
-ENGINE_PROFILES: dict[str, Engine] = {e.id: e for e in (
-    Engine(id="generic", name="generic (graph-captured decode, gpt-fast-measured dequantisation)",
-           vendors=("NVIDIA", "AMD", "Apple", "Intel", "Google"),
-           sources={"kernel_overhead_s": _BLOG, "dequant_efficiency": "gpt-fast README (measured-dev GF-01..03)"},
-           notes="the default: the constants the estimate used before engine profiles"),
-    Engine(id="gpt-fast", name="gpt-fast (torch.compile, CUDA graphs)", vendors=("NVIDIA", "AMD"),
-           sources={"kernel_overhead_s": _BLOG, "dequant_efficiency": "gpt-fast README (measured-dev GF-01..03)"},
-           notes="identical to generic: the generic constants were measured on gpt-fast"),
-    Engine(id="vllm", name="vLLM (CUDA graphs, Marlin int4, custom all-reduce)",
-           dequant_efficiency={"int4": MARLIN_INT4_EFFICIENCY},
-           custom_all_reduce_latency_s=VLLM_CUSTOM_ALL_REDUCE_LATENCY_S,
-           request_overhead_s=VLLM_REQUEST_OVERHEAD_S,
-           sources={"kernel_overhead_s": _BLOG, "int4": "IST-DASLab/marlin README: close to ideal 4x",
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (vLLM custom all-reduce, H100)",
-                    "request_overhead_s": _REQUEST_VLLM},
-           notes=f"int8/fp8/fp4 weight-only and GEMV share: {_NO_FIGURE}"),
-    Engine(id="sglang", name="SGLang (CUDA graphs, Marlin int4, custom all-reduce)",
-           dequant_efficiency={"int4": MARLIN_INT4_EFFICIENCY},
-           custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
-           request_overhead_s=SGLANG_REQUEST_OVERHEAD_S,
-           sources={"kernel_overhead_s": _BLOG, "int4": "IST-DASLab/marlin README: close to ideal 4x",
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang custom all-reduce, H100)",
-                    "request_overhead_s": _REQUEST_SGLANG},
-           notes=f"int8/fp8/fp4 weight-only and GEMV share: {_NO_FIGURE}"),
-    Engine(id="trtllm", name="TensorRT-LLM (current: XQA decode attention per KV head, custom all-reduce)",
-           custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
-           request_overhead_s=TRTLLM_REQUEST_OVERHEAD_S,
-           sources={"kernel_overhead_s": _BLOG,
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904 (SGLang's kernel adapts TensorRT-LLM's)",
-                    "request_overhead_s": _REQUEST_TRTLLM},
-           notes=f"weight-only dequantisation and GEMV share: {_NO_FIGURE}"),
-    Engine(id="trtllm-0.5", name="TensorRT-LLM 0.5-0.6 (masked MHA reads KV once per query head)",
-           kv_reads_per_query_head=True,
-           custom_all_reduce_latency_s=SGLANG_CUSTOM_ALL_REDUCE_LATENCY_S,
-           sources={"kernel_overhead_s": _BLOG,
-                    "kv_reads_per_query_head": "NVIDIA/TensorRT-LLM#407 (Nov 2023): the generation kernel loads "
-                                               "the KV cache num_heads / num_heads_kv times",
-                    "custom_all_reduce_latency_s": "sgl-project/sglang#2904"},
-           notes="L2 may serve some repeated reads (maintainer's reply in #407): an upper end of the KV traffic"),
-    Engine(id="llamacpp", name="llama.cpp CUDA, current builds (GGUF MMVQ, int8 MMQ prompts, CUDA graphs)",
-           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("CUDA"),
-           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp"), dequant_efficiency={"gguf": 1.0},
-           gemm_fp16_accumulate=True,
-           prompt_matmul_fraction=llamacpp_mmq_prompt_fraction(hbm=False),
-           prompt_matmul_fraction_hbm=llamacpp_mmq_prompt_fraction(hbm=True),
-           sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
-                    "decode_gemv_bw_share": "median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
-                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
-                    "kernel_overhead_s": _BLOG, "gemm_fp16_accumulate": _CUBLAS_16F,
-                    "prompt_matmul_fraction": _MMQ_PP512},
-           notes="the share is measured on Q4_0 with dequantisation inside, so GGUF formats take no further factor; "
-                 "the same share is assumed for F16 weights; per-kernel cost: generic (no figure); quantised prompt "
-                 "GEMMs (int8 tensor-core MMQ since ggml-org/llama.cpp#8075) at the scoreboard's pp512 fraction of "
-                 "the 16-bit peak, lower on HBM data-centre parts"),
-    Engine(id="llamacpp-2024-05", name="llama.cpp CUDA, builds of May 2024 (CUDA graphs, cuBLAS prompt GEMMs)",
-           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("CUDA"),
-           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp-2024-05"), dequant_efficiency={"gguf": 1.0},
-           gemm_fp16_accumulate=True,
-           prompt_dequant_to_f16=True,
-           prompt_matmul_fraction=llamacpp_cublas_prompt_fraction(),
-           sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
-                    "decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
-                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
-                    "kernel_overhead_s": _BLOG + "; CUDA graphs merged 2024-05-08 (ggml-org/llama.cpp#6766, bc4bba3)",
-                    "gemm_fp16_accumulate": _CUBLAS_16F, "prompt_dequant_to_f16": _DEQUANT_F16,
-                    "prompt_matmul_fraction": _CUBLAS_PP512},
-           notes="for llama.cpp CUDA figures from 8 May to late June 2024: graphs for single-GPU decode (multi-GPU "
-                 "runs launch kernels one by one, not modelled), quantised prompts through an F16 copy and cuBLAS"),
-    Engine(id="llamacpp-metal", name="llama.cpp Metal (Apple silicon), current builds",
-           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("Metal"),
-           prompt_matmul_fraction=llamacpp_metal_prompt_fraction(), dequant_efficiency={"gguf": 1.0},
-           vendors=("Apple",),
-           sources={"decode_gemv_bw_share": "median of 4 M-series runs, ggml-org/llama.cpp discussions #4167, "
-                                            "LLaMA-7B v2 Q4_0 tg128",
-                    "kernel_overhead_s": _BLOG,
-                    "prompt_matmul_fraction": "median of 4 M-series pp512 runs of the same table (Q4_0)"},
-           notes="Q4_0 share; the same table's F16 runs solve to 0.85-1.02 (F16 is underestimated by about 15 %)"),
-    Engine(id="llamacpp-rocm", name="llama.cpp ROCm/HIP, current builds",
-           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("ROCm"),
-           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp-rocm"), dequant_efficiency={"gguf": 1.0},
-           vendors=("AMD",),
-           sources={"decode_gemv_bw_share": "RX 7900 XTX run, llama.cpp ROCm scoreboard (ggml-org/llama.cpp "
-                                            "discussions #15021), Llama-2-7B Q4_0 tg128",
-                    "decode_gemv_bw_share_hbm": "MI100 run of the same scoreboard",
-                    "kernel_overhead_s": _BLOG},
-           notes="one device per memory class: GDDR 1.01 (RX 7900 XTX), HBM 0.47 (MI100)"),
-    Engine(id="llamacpp-2023", name="llama.cpp CUDA, Aug 2023 build (before MMVQ and CUDA graphs)",
-           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=LLAMACPP_2023_GEMV_SHARE, dequant_efficiency={"gguf": 1.0},
-           sources={"decode_gemv_bw_share": "ggml-org/llama.cpp#2641 (A100-SXM4-80GB, 7B Q4_1, 75.91 tok/s, build 992)",
-                    "kernel_overhead_s": _BLOG},
-           notes="one datacenter run of an old build: for llama.cpp figures published in 2023"),
-    Engine(id="llamacpp-2023-12", name="llama.cpp CUDA, late-2023 builds (MMVQ decode, no CUDA graphs)",
-           kernel_overhead_s=EAGER_HOST_KERNEL_OVERHEAD_S, cuda_graphs=False,
-           prefill_chunk_tokens=LLAMACPP_UBATCH_TOKENS,
-           decode_gemv_bw_share=llamacpp_share("CUDA"),
-           decode_gemv_bw_share_hbm=llamacpp_hbm_share("llamacpp-2023-12"), dequant_efficiency={"gguf": 1.0},
-           gemm_fp16_accumulate=True, prompt_dequant_to_f16=True,
-           prompt_matmul_fraction=llamacpp_cublas_prompt_fraction(),
-           sources={"decode_gemv_bw_share_hbm": _HBM_SHARE,
-                    "kernel_overhead_s": "NVIDIA 'Getting Started with CUDA Graphs' blog: 9.6 us per kernel when "
-                                         "each launch waits on the host; CUDA graphs reached llama.cpp in 2024 "
-                                         "(ggml-org/llama.cpp#6766)",
-                    "decode_gemv_bw_share": "as llamacpp: median of 5 GeForce/RTX runs, llama.cpp CUDA scoreboard "
-                                            "(ggml-org/llama.cpp discussions #15013), Llama-2-7B Q4_0 tg128",
-                    "gemm_fp16_accumulate": _CUBLAS_16F, "prompt_dequant_to_f16": _DEQUANT_F16,
-                    "prompt_matmul_fraction": _CUBLAS_PP512},
-           notes="for llama.cpp CUDA figures from October 2023 to early May 2024: the current builds' GEMV kernels "
-                 "(MMVQ), launched one by one; quantised prompts through an F16 copy and cuBLAS"),
-    Engine(id="mlc", name="MLC-LLM (TVM, q4f16 kernels)",
-           dequant_efficiency={"int4": MLC_Q4F16_EFFICIENCY}, vendors=("NVIDIA", "AMD", "Apple"),
-           sources={"int4": "mlc-ai/llm-perf-bench PR #1 (RTX 4090, Llama-2-7B q4f16_1, 191.0 tok/s)",
-                    "kernel_overhead_s": _BLOG},
-           notes=f"per-kernel cost and other formats: {_NO_FIGURE}"),
-    Engine(id="mlx", name="MLX / mlx-lm (Apple silicon, affine group-wise 4-bit)",
-           dequant_efficiency={"int4": MLX_INT4_EFFICIENCY}, vendors=("Apple",),
-           sources={"int4": "ml-explore/mlx#3852 (M3 Max, a 4-bit layer at about 398 GB/s, the spec rate) and "
-                            "#4265 (bf16 layer at 80 % of spec): 4-bit streams at the 16-bit rate",
-                    "kernel_overhead_s": _BLOG},
-           notes=f"MLX's 4-bit format stores 4.5 bits a weight (the int4 preset 4.16); per-kernel cost: {_NO_FIGURE}"),
-    Engine(id="rocm-eager", name="ROCm stack in eager mode (vLLM/SGLang on AMD without graphs)",
-           kernel_overhead_s=ROCM_EAGER_KERNEL_OVERHEAD_S, cuda_graphs=False, vendors=("AMD",),
-           sources={"kernel_overhead_s": "pytorch/pytorch#196920 (MI308X, launch-bound GEMMs 11.1-11.5 us)"},
-           notes=f"dequantisation and collectives: {_NO_FIGURE}"),
-)}
+# The profiles are data (presets/engines/*.toml), read by presets/ and handed in here once through
+# :func:`use_profiles` (a loader called on the first lookup, so importing costs nothing); models/ never reads a file.
+_profiles: dict[str, Engine] = {}
+_load_profiles: Callable[[], Mapping[str, Engine]] | None = None
 
-ENGINES = tuple(ENGINE_PROFILES)
+
+def use_profiles(load: Callable[[], Mapping[str, Engine]]) -> None:
+    """Hand in the engine profiles: ``load()`` returns them by id and is called once, on the first lookup."""
+    global _load_profiles
+    _load_profiles = load
+    _profiles.clear()
+
+
+def profiles() -> Mapping[str, Engine]:
+    """Every engine profile by id (the default profile alone when none were handed in)."""
+    if not _profiles:
+        loaded = dict(_load_profiles()) if _load_profiles is not None else {}
+        default = loaded.pop(DEFAULT_ENGINE, GENERIC)
+        _profiles.update({DEFAULT_ENGINE: default, **loaded})
+    return _profiles
 
 
 def engine_ids() -> tuple[str, ...]:
     """Every engine id with a profile."""
-    return tuple(ENGINE_PROFILES)
-DEFAULT_ENGINE = "generic"
+    return tuple(profiles())
+
+
+def close_engine_ids(name: str, limit: int = 3) -> list[str]:
+    """Profile ids close to ``name`` (difflib ratio >= 0.5, plus ids that start with or contain it), best first."""
+    ids = engine_ids()
+    wanted = name.strip().lower()
+    ranked = [i for i in ids if wanted and (i.startswith(wanted) or wanted in i)]
+    ranked += [i for i in difflib.get_close_matches(wanted, ids, n=limit, cutoff=0.5) if i not in ranked]
+    return ranked[:limit]
+
+
+def unknown_engine_message(name: object) -> str:
+    """One line: ``name`` has no profile, the closest ids, and ``unknown`` for a stack without one."""
+    close = close_engine_ids(name) if isinstance(name, str) else []
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return (f"no engine profile {str(name)[:60]!r} ({hint}known: {', '.join(engine_ids())}; "
+            f"'{UNKNOWN_ENGINE}' for a stack without one)")
 
 
 def engines_for_vendor(vendor: str) -> tuple[Engine, ...]:
-    """The profiles whose stack runs on ``vendor``'s devices (generic always among them)."""
-    return tuple(e for e in ENGINE_PROFILES.values() if vendor in e.vendors or e.id == DEFAULT_ENGINE)
+    """The profiles whose stack runs on ``vendor``'s devices (generic always among them, ``unknown`` never)."""
+    return tuple(e for e in profiles().values()
+                 if e.id != UNKNOWN_ENGINE and (vendor in e.vendors or e.id == DEFAULT_ENGINE))
 
 
 def engine_profile(engine_id: str) -> Engine:
     """The profile of ``engine_id``; a ModelInputError naming ``engine`` for an unknown id."""
     try:
-        return ENGINE_PROFILES[engine_id]
+        return profiles()[engine_id]
     except (KeyError, TypeError):
-        raise ModelInputError("engine", f"unknown engine {engine_id!r} (known: {', '.join(ENGINES)})") from None
+        raise ModelInputError("engine", unknown_engine_message(engine_id)) from None

@@ -16,10 +16,12 @@ from typing import Any
 
 from roofline.models.architecture import ModelArchitecture
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
+from roofline.models.engines import Engine
 from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.hf_config import architecture_from_hf_config
 
+from .engine_file import engine_from_doc
 from .errors import PresetError, PresetFileError
 from .safe_files import (
     FileRefusedError,
@@ -355,7 +357,7 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
         raise doc.fail("config", f"invalid value: {clip(str(err))}") from None
 
 
-_BUILDERS = {"hardware": _hardware_from_doc, "models": _model_from_doc}
+_BUILDERS = {"hardware": _hardware_from_doc, "models": _model_from_doc, "engines": engine_from_doc}
 
 
 def read_toml_file(path: Path, *, what: str = "TOML file") -> tuple[dict[str, Any], str]:
@@ -365,7 +367,7 @@ def read_toml_file(path: Path, *, what: str = "TOML file") -> tuple[dict[str, An
 
 
 def load_preset_file(path: Path, kind: str, warnings: list[PresetError] | None = None
-                     ) -> Hardware | ModelArchitecture:
+                     ) -> Hardware | ModelArchitecture | Engine:
     """Load one preset file; raise :class:`PresetFileError` saying what is wrong and where.
 
     Ignored unknown keys are appended to ``warnings`` when a list is given.

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from roofline.models.architecture import ModelArchitecture
-from roofline.models.engines import DEFAULT_ENGINE, ENGINES
+from roofline.models.engines import DEFAULT_ENGINE, engine_ids
 from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
@@ -33,7 +33,6 @@ REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "bat
 # ``concurrency`` (a serving benchmark's requests in flight; empty: a static batch), ``rate`` (its request rate per
 # second; empty or ``inf``: all at once), ``flash_attention`` (``1``/``0``: whether the run's attention was one fused
 # kernel; empty: 1, as the explorer assumes; llama.cpp ran it unfused unless started with ``-fa 1``).
-OPTIONAL_COLUMNS = ("engine", "family", "concurrency", "rate", "flash_attention")
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +198,7 @@ def read_measurements(path: Path, check: NumberCheck | None = None, build: Scena
                     "prompt_tokens": _whole(raw, "prompt", check), "output_tokens": _whole(raw, "output", check),
                     "flash_attention": _flash_attention(raw), "tp": _whole(raw, "tp", check),
                     "pp": _whole(raw, "pp", check, "1"),
-                    "engine": stated_engine if stated_engine in ENGINES else DEFAULT_ENGINE,
+                    "engine": stated_engine if stated_engine in engine_ids() else DEFAULT_ENGINE,
                 }
                 scenario = build(values, hardware_cache[hw_id], model)
             except KeyError as err:

@@ -133,8 +133,8 @@ def test_the_late_2023_profile_launches_kernels_one_by_one():
     assert late.kernel_overhead_s == EAGER_HOST_KERNEL_OVERHEAD_S == pytest.approx(9.6e-6) and not late.cuda_graphs
     assert may.kernel_overhead_s == pytest.approx(4e-6) and may.cuda_graphs
     assert dataclasses.replace(late, id=may.id, name=may.name, kernel_overhead_s=may.kernel_overhead_s,
-                               cuda_graphs=True, decode_gemv_bw_share_hbm=may.decode_gemv_bw_share_hbm,
-                               sources=may.sources, notes=may.notes) == may
+                               runtime_mode=may.runtime_mode, decode_gemv_bw_share_hbm=may.decode_gemv_bw_share_hbm,
+                               sources=may.sources, source_dates=may.source_dates, notes=may.notes) == may
     assert late.decode_gemv_bw_share == engine_profile("llamacpp").decode_gemv_bw_share
     kernels = sum(op.count for op in generation_ops(_tg128("rtx-3090")).decode_steps if op.kind != "collective")
     assert 300 < kernels < 400

@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 
 from roofline.models.engines import (
     DEFAULT_ENGINE,
-    ENGINES,
     GRAPH_KERNEL_OVERHEAD_S,
     ROCM_EAGER_KERNEL_OVERHEAD_S,
     WEIGHT_ONLY_STREAM_EFFICIENCY_4BIT,
+    engine_ids,
     engine_profile,
 )
 from roofline.models.errors import ModelInputError
@@ -96,7 +96,7 @@ def test_gpt_fast_is_the_generic_profile():
 def test_bound_ignores_the_engine():
     hw = hardware("h100-sxm")
     base = ceilings(hw, "bf16", "bound")
-    for engine in ENGINES:
+    for engine in engine_ids():
         assert dataclasses.replace(ceilings(hw, "bf16", "bound", engine=engine), engine="generic") == base
 
 
@@ -164,7 +164,7 @@ def test_engine_dequantisation_replaces_the_generic_factor_per_format():
 def test_a_slower_engine_is_never_faster_than_the_bound():
     s = scenario("a100-sxm4-80gb", "llama-2-7b", weights="int4", prompt=5, output=20)
     _, bound_step, _ = generation_times(s, scenario_ceilings(s, "bound"))
-    for engine in ENGINES:
+    for engine in engine_ids():
         e = _with(s, engine=engine)
         _, step, _ = generation_times(e, scenario_ceilings(e, "expected"))
         assert step > bound_step

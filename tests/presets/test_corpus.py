@@ -15,12 +15,12 @@ import pytest
 
 import roofline.tui.app as app_module
 from roofline.presets import builtin_presets_dir, load_catalog, resolve_model
-from roofline.presets.engine_file import load_engine_profiles
 from roofline.presets.loader import PresetFileError
 from roofline.presets.scenario_file import read_scenario
 from roofline.tui.inputs.file_values import check_file_value
 from roofline.tui.inputs.registry import FILE_KEY_TYPES
 from tests.conftest import run_cli
+from tests.presets.test_engine_files import ENGINE_CASES
 
 CORPUS = Path(__file__).parents[1] / "corpus"
 
@@ -140,25 +140,6 @@ SCENARIO_CASES = [
 ]
 
 
-# Engine profiles (presets/engines/*.toml), read by load_engine_profiles from a folder: each broken file is reported
-# and skipped.
-ENGINE_CASES = [
-    case("eng-missing-name", "name", "missing", None),
-    case("eng-unknown-mode", "runtime_mode", "unknown runtime mode 'turbo'", 4),
-    case("eng-vendors-string", "vendors", "must be a list of non-empty strings", 3),
-    case("eng-factor-no-source", "factors.kernel_overhead_us.source", "needs a public source", 7),
-    case("eng-factor-no-value", "factors.kernel_overhead_us.value", "missing", 7),
-    case("eng-factor-bad-date", "factors.kernel_overhead_us.date", "must be a date YYYY-MM", 10),
-    case("eng-unknown-factor", "factors.speedup", "unknown key", 7),
-    case("eng-share-overflow", "factors.decode_gemv_bw_share.value", "not plausible (more than 3)", 8),
-    case("eng-chunk-float", "factors.prefill_chunk_tokens.value", "whole number from 1", 8),
-    case("eng-flag-string", "factors.gemm_fp16_accumulate.value", "true or false, got 'yes'", 8),
-    case("eng-value-nan", "factors.kernel_overhead_us.value", "must be finite, got nan", 8),
-    case("eng-id-mismatch", "id", "does not match the file name", 2),
-    case("eng-syntax-error", None, "not valid TOML", 6),
-]
-
-
 # Unknown keys are warned about and ignored: the file still loads. (folder, file, key, line)
 WARNING_CASES = [
     ("hardware", "hw-achievable-unknown-key", "achievable.speedup", 20),
@@ -227,17 +208,6 @@ def test_broken_hardware_preset_is_reported_and_skipped(tmp_path, builtin, name,
 @pytest.mark.parametrize(("name", "key", "fragment", "line"), params(MODEL_CASES))
 def test_broken_model_preset_is_reported_and_skipped(tmp_path, builtin, name, key, fragment, line):
     _check_catalog(tmp_path, "models", name, key, fragment, line, builtin)
-
-
-@pytest.mark.parametrize(("name", "key", "fragment", "line"), params(ENGINE_CASES))
-def test_broken_engine_profile_is_reported_and_skipped(tmp_path, name, key, fragment, line):
-    folder = tmp_path / "engines"
-    folder.mkdir()
-    shutil.copy(CORPUS / "engines" / f"{name}.toml", folder / f"{name}.toml")
-    shutil.copy(builtin_presets_dir() / "engines" / "vllm.toml", folder / "vllm.toml")
-    found, errors = load_engine_profiles(folder)
-    assert list(found) == ["vllm"] and len(errors) == 1
-    _check_error(errors[0], folder / f"{name}.toml", key, fragment, line)
 
 
 @pytest.mark.parametrize(("name", "key", "fragment", "line"), params(CONFIG_CASES))
