@@ -8,36 +8,69 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
+from roofline.presets.number_text import parse_number_text, shown_text
 from roofline.tui.cli.completion import add_completion_parser, completion_ids
 from roofline.tui.cli.preset_loading import UsageError, load_preset
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
-from roofline.tui.inputs.registry import FILE_KEY_TYPES, flag_for, input_for_model_error
+from roofline.tui.cli.scenario_source import scenario_file_form
+from roofline.tui.cli.terminal_text import one_line
+from roofline.tui.inputs.registry import INPUTS, flag_for, input_for_model_error
 
 EXIT_USAGE = 2
 # calibrate --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
 CALIBRATE_SCHEMA_VERSION = 1
 
 
+TOP = "top_"  # dest prefix of the scenario flags given before the command (merged by _RooflineParser)
+# commands that take the explorer's flags before them (serve passes them to each session's explorer)
+EXPLORER_FLAG_COMMANDS = (None, "serve")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+
+
+class _RooflineParser(_Parser):
+    """The top-level parser: a scenario flag (or ``--scenario``) before the command applies to that command when
+    the command takes it (the command's own flag wins), and is refused in one line when it does not."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        command = namespace.command
+        taken = set(getattr(namespace, "command_inputs", ()))
+        if hasattr(namespace, "command_inputs"):
+            del namespace.command_inputs
+        for spec in [*(s for s in INPUTS if s.flag), None]:
+            name, flag = ("scenario", "--scenario") if spec is None else (spec.name, spec.flag)
+            before = getattr(namespace, TOP + name, None)
+            if hasattr(namespace, TOP + name):
+                delattr(namespace, TOP + name)
+            if command in EXPLORER_FLAG_COMMANDS:
+                setattr(namespace, name, before)
+            elif before is not None and name in taken:
+                if getattr(namespace, name, None) is None:
+                    setattr(namespace, name, before)
+            elif before is not None:
+                self.error(f"{flag}: `roofline {command}` does not take it (a flag before the command applies "
+                           f"to that command; see roofline {command} --help)")
+        return namespace, extras
 
 
 def _whole(flag: str, low: int, high: int):
     def parse(text: str) -> int:
         try:
-            value = float(text.replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not math.isfinite(value) or value != int(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+            value = parse_number_text(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        if value != int(value):
+            raise argparse.ArgumentTypeError(f"{shown_text(text)} is not a whole number")
         if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range ({low:,} to {high:,})")
+            raise argparse.ArgumentTypeError(f"{shown_text(text)} is out of range ({low:,} to {high:,})")
         return int(value)
 
     parse.__name__ = flag
@@ -47,11 +80,11 @@ def _whole(flag: str, low: int, high: int):
 def _positive(flag: str):
     def parse(text: str) -> float:
         try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not math.isfinite(value) or value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+            value = parse_number_text(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{shown_text(text)} must be a positive number")
         return value
 
     parse.__name__ = flag
@@ -69,19 +102,21 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="roofline", description="Why LLM inference is memory-bound: a roofline model of "
+    parser = _RooflineParser(prog="roofline", description="Why LLM inference is memory-bound: a roofline model of "
                      "prefill and decode on accelerators. With no command, opens the explorer.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     explorer = parser.add_argument_group("explorer options (no COMMAND)")
-    add_scenario_flags(explorer)
-    explorer.add_argument("--scenario", metavar="FILE", help="open a saved scenario (TOML)")
+    add_scenario_flags(explorer, dest_prefix=TOP)
+    explorer.add_argument("--scenario", dest=TOP + "scenario", metavar="FILE",
+                          help="open a saved scenario (TOML); before report or plan: that command's scenario")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     report = sub.add_parser("report", help="estimate one scenario (text, json or markdown)",
                             formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                             description="Estimate prefill, decode and memory for one scenario, as a spec-sheet "
                             "bound and an expected value.")
-    add_scenario_flags(report)
+    report.set_defaults(command_inputs=(*add_scenario_flags(report), "scenario"))
+    report.add_argument("--scenario", metavar="FILE", help="a saved scenario (TOML); flags override its values")
     report.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")
     report.add_argument("--no-ops", action="store_true", help="leave the per-op table out")
 
@@ -141,8 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     calibrate = sub.add_parser("calibrate", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                                help="back-solve this box's efficiency from a measured decode speed")
-    add_scenario_flags(calibrate, only=("hardware_id", "model_ref", "batch", "prompt_tokens", "output_tokens",
-                                        "tp", "pp", "weights", "activations", "kv"))
+    calibrate.set_defaults(command_inputs=add_scenario_flags(calibrate, only=(
+        "hardware_id", "model_ref", "batch", "prompt_tokens", "output_tokens", "tp", "pp", "weights", "activations",
+        "kv")))
     measured = calibrate.add_mutually_exclusive_group(required=True)
     measured.add_argument("--measured-tokens-per-s", type=_positive("--measured-tokens-per-s"), metavar="X",
                           help="measured decode tokens/s per sequence (1 / inter-token latency)")
@@ -176,11 +212,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _scenario_from_args(args: argparse.Namespace):
-    """The scenario of the flags (registry defaults for the rest), built as the explorer builds it."""
+    """The scenario of ``--scenario`` and the flags (registry defaults for the rest), built as the explorer
+    builds it."""
     from roofline.presets import load_hardware, resolve_model
     from roofline.tui.inputs.form import FormError, scenario_from
 
-    form = form_from_args(args)
+    form = form_from_args(args, scenario_file_form(args)[0])
     hardware = load_preset("--hardware", "hardware", form.hardware_id, load_hardware)
     model = load_preset("--model", "models", form.model_ref, resolve_model)
     try:
@@ -262,8 +299,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             _explorer_form(args)  # bad explorer flags fail here, not as a blank browser tab
             from roofline.tui.cli.serve import explorer_args_from_namespace, run_serve
 
-            return run_serve(args.host, args.port, explorer_args_from_namespace(args), args.present,
-                             public=args.public_url)
+            explorer_args = explorer_args_from_namespace(args)
+            if args.present and explorer_args:
+                raise UsageError(f"--present: the talk's scenarios come from its deck; {explorer_args[0].split('=')[0]}"
+                                 " and the other explorer flags do not apply to it")
+            return run_serve(args.host, args.port, explorer_args, args.present, public=args.public_url,
+                             **({"max_sessions": args.max_sessions} if hasattr(args, "max_sessions") else {}))
         if args.command == "present":
             from roofline.tui.cli.present import run_present
 
@@ -298,15 +339,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             from roofline.tui.cli.plan import run_plan
 
             return run_plan(args)
-    except (UsageError, ValueError) as err:
-        print(f"roofline {args.command}: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
     except BrokenPipeError:  # `roofline report | head`
         return 0
+    except (UsageError, ValueError, OSError) as err:  # OSError: a save refused or failed (SaveError), a full disk
+        print(f"roofline {args.command}: error: {one_line(_os_error_text(err))}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         form, scenario_file, catalog = _explorer_form(args)
     except UsageError as err:
-        print(f"roofline: error: {err}", file=sys.stderr)
+        print(f"roofline: error: {one_line(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     from roofline.tui.app import run_explorer
 
@@ -315,37 +356,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                         detect_hardware=args.hardware_id is None and not args.scenario)
 
 
+def _os_error_text(err: Exception) -> str:
+    """An error's one line; an ``OSError`` with a file name says which file (``[Errno 28] ...`` becomes
+    ``/dev/full: No space left on device``)."""
+    if isinstance(err, OSError) and not isinstance(err, UsageError) and err.strerror and type(err).__str__ is \
+            OSError.__str__:
+        name = err.filename if err.filename is not None else ""
+        return f"{name}: {err.strerror}" if name else err.strerror
+    return str(err)
+
+
 def _explorer_form(args: argparse.Namespace):
     """The explorer's starting form from the flags; checked before the full screen opens."""
     from roofline.presets import load_catalog
-    from roofline.presets.loader import PresetFileError
-    from roofline.presets.scenario_file import read_scenario
-    from roofline.tui.inputs.file_values import check_file_value, form_from_file_values
     from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
     from roofline.tui.preferences import load_preferences
 
     prefs, _ = load_preferences()  # a broken file is reported by the explorer itself
     form = ScenarioForm(**{k: v for k, v in (("hardware_id", prefs.hardware), ("model_ref", prefs.model)) if v})
-    scenario_file = None
+    scenario_file = None  # a file given is applied to the form here
     if args.scenario:
-        from roofline.presets.safe_files import user_path
-
-        try:  # ~nouser, a name over 255 bytes, a NUL: one line, not a traceback
-            scenario_file = user_path(args.scenario, what="scenario file")
-        except PresetFileError as err:
-            raise UsageError(f"--scenario: {err}") from None
-        warnings: list = []
-        try:
-            values = read_scenario(scenario_file, warnings, keys=FILE_KEY_TYPES, check=check_file_value)
-            form = form_from_file_values(values)
-            for warning in warnings:
-                print(f"roofline: warning: {warning}", file=sys.stderr)
-        except PresetFileError as err:
-            raise UsageError(f"--scenario: {err}") from None
-        except FormError as err:
-            raise UsageError(f"--scenario: {scenario_file}: {err.field}: {err.message}") from None
-        scenario_file = None  # already applied to the form
-    from_file = set(values) if args.scenario else set()  # file keys the scenario file set
+        form, from_file = scenario_file_form(args, ScenarioForm())
+    else:
+        from_file = frozenset()  # file keys the scenario file set
     form = form_from_args(args, form)
     try:
         catalog = load_catalog()

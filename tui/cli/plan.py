@@ -15,64 +15,39 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from roofline.tui.cli.completion import completion_ids
-from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
-from roofline.tui.inputs.registry import INPUTS, SERVING_INPUTS
+from roofline.tui.cli.scenario_flags import ListFlag, add_scenario_flags, form_from_args
+from roofline.tui.inputs.registry import INPUTS, flag_for
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
-PLAN_SCHEMA_VERSION = 1
-MAX_CONCURRENCY = 10_000_000
-MAX_SPEC_TOKENS = 64
-# Scenario flags plan does not take: a static batch means nothing to a serving engine, and the price flag is plan's
-# own (one price per device in the order of --hardware), as are the serving inputs' (lists, several devices).
-_NOT_PLAN_INPUTS = ("batch", "shown_context", "price_per_device_hour", *SERVING_INPUTS)
+PLAN_SCHEMA_VERSION = 2  # 2: --disagg adds each device's "disaggregated" entry (issue 28)
+# Scenario flags plan does not take: a static batch means nothing to a serving engine, and plan always serves.
+# Every other input's flag is the registry's (its range and type), as a list where plan compares several values.
+_NOT_PLAN_INPUTS = ("batch", "serving")
 _PLAN_INPUTS = tuple(spec.name for spec in INPUTS if spec.flag and spec.name not in _NOT_PLAN_INPUTS)
 _HARDWARE_OVERRIDES = ("mem_bw_override_gb_per_s", "peak_override_tflops", "capacity_override_gib")
-# model error fields -> the flag the user typed
-_MODEL_FIELD_FLAGS = {
-    "prompt_tokens": "--prompt", "output_tokens": "--output", "prefix_tokens": "--prefix-tokens",
-    "prefix_hit_rate": "--prefix-hit", "spec_tokens": "--spec-tokens", "accept": "--accept",
-    "concurrency": "--concurrency", "rate": "--rate", "price_usd_per_hour": "--price-per-hour",
+# plan's own words for the inputs it takes; their ranges and types are the registry's
+PLAN_HELPS = {
+    "hardware_id": "hardware preset id, or a,b,c to compare devices side by side (roofline presets hardware)",
+    "concurrency": "requests in flight to evaluate (default: powers of two up to the memory limit)",
+    "rate_per_s": "arrival rate, requests/s: the devices (TP x replicas) that carry it within the targets "
+                  "(needs --ttft-ms)",
+    "itl_target_ms": "target inter-token latency, ms (default: none)",
+    "ttft_target_ms": "target time to first token, ms (default: none)",
+    "prefix_tokens": "shared prompt prefix, tokens, cached with hit rate --prefix-hit",
+    "prefix_hit_rate": "share of requests whose prefix is in the cache, 0..1 (with --prefix-tokens)",
+    "spec_tokens": "speculative tokens drafted per step (0: no speculation)",
+    "spec_acceptance": "probability that a drafted token is accepted, 0..1",
+    "price_per_device_hour": "price of one device for an hour, $ (default: the preset's published price, else "
+                             "none); with several --hardware, one per device in that order, 'preset' keeps a "
+                             "preset's price",
 }
 
 
-def _number(flag: str, *, low: float, high: float, low_open: bool = False, whole: bool = False):
-    """An argparse type: a finite number in [low, high] ((low, high] when ``low_open``)."""
-    def parse(text: str) -> float | int:
-        try:
-            value = float(text.strip().replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-        if whole and value != int(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
-        if (value <= low if low_open else value < low) or value > high:
-            lower = f"more than {low:g}" if low_open else f"at least {low:g}"
-            raise argparse.ArgumentTypeError(f"{text!r} must be {lower} and at most {high:g}")
-        return int(value) if whole else value
-
-    parse.__name__ = flag  # argparse names the type in "invalid <name> value"
-    return parse
-
-
-def _concurrency_list(text: str) -> list[int]:
-    """``N`` or ``a,b,c``: whole numbers >= 1, sorted, each once."""
+def _plan_lists() -> dict[str, ListFlag]:
     from roofline.models.serving import MAX_FRONTIER_POINTS
 
-    one = _number("--concurrency", low=1, high=MAX_CONCURRENCY, whole=True)
-    parts = [part for part in text.split(",")]
-    if any(not part.strip() for part in parts):
-        raise argparse.ArgumentTypeError(f"{text!r}: give N or a,b,c (whole numbers >= 1)")
-    values = sorted({one(part) for part in parts})
-    if len(values) > MAX_FRONTIER_POINTS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_FRONTIER_POINTS:,} values, got {len(values):,}")
-    return values
-
-
-def _price_list(text: str) -> list[float | None]:
-    """``P`` or ``a,b,c`` in the order of --hardware; ``preset`` keeps that device's preset price."""
-    one = _number("--price-per-hour", low=0, high=1_000_000)
-    return [None if part.strip().lower() in ("preset", "-") else float(one(part)) for part in text.split(",")]
+    return {"concurrency": ListFlag(unique_sorted=True, at_most=MAX_FRONTIER_POINTS),
+            "price_per_device_hour": ListFlag(keep_words=("preset", "-"))}
 
 
 def add_plan_parser(sub) -> argparse.ArgumentParser:
@@ -83,35 +58,27 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
         "user against tokens/s per device over concurrency, the largest concurrency meeting ITL and TTFT targets, "
         "the devices (TP x replicas) carrying a request rate, and what a million output tokens cost in dollars and "
         "joules. --hardware a,b,c compares devices, each at its own price.")
-    add_scenario_flags(plan, only=_PLAN_INPUTS)
-    plan.add_argument("--concurrency", type=_concurrency_list, metavar="N|a,b,c",
-                      help="requests in flight to evaluate (default: powers of two up to the memory limit)")
-    plan.add_argument("--rate", type=_number("--rate", low=0, high=1e9, low_open=True), metavar="R",
-                      help="arrival rate, requests/s: the devices (TP x replicas) that carry it within the targets "
-                      "(needs --ttft-ms)")
-    plan.add_argument("--itl-ms", type=_number("--itl-ms", low=0, high=1e9, low_open=True), metavar="MS",
-                      help="target inter-token latency, ms (default: none)")
-    plan.add_argument("--ttft-ms", type=_number("--ttft-ms", low=0, high=1e9, low_open=True), metavar="MS",
-                      help="target time to first token, ms (default: none)")
-    plan.add_argument("--prefix-tokens", type=_number("--prefix-tokens", low=0, high=10_000_000, whole=True),
-                      metavar="S", help="shared prompt prefix, tokens, cached with hit rate --prefix-hit")
-    plan.add_argument("--prefix-hit", type=_number("--prefix-hit", low=0, high=1), metavar="H",
-                      help="share of requests whose prefix is in the cache, 0..1 (with --prefix-tokens)")
+    taken = add_scenario_flags(plan, only=_PLAN_INPUTS, lists=_plan_lists(), helps=PLAN_HELPS)
+    plan.set_defaults(command_inputs=(*taken, "scenario"))
+    plan.add_argument("--scenario", metavar="FILE", help="a saved scenario (TOML): its hardware, model, precisions "
+                      "and lengths; flags override its values")
+    # plan's own flag until the input registry holds it (issue 27): the arrival model of the frontier and targets
+    plan.add_argument("--arrivals", choices=("closed", "poisson"), default="closed",
+                      help="how the frontier's and the targets' requests arrive: closed (default; a fixed number in "
+                      "flight, as vllm bench serve --max-concurrency: requests restart in groups and queue behind "
+                      "their group's prefill) or poisson (an open loop at the rate whose mean concurrency is each "
+                      "point's; M/D/1 queueing for prefill). A --rate is always poisson")
     plan.add_argument("--draft", metavar="MODEL", choices=completion_ids("models"),
                       help="speculative decoding with this draft model (a model preset "
                       "id or config.json); without it, --spec-tokens drafts with one MTP layer of the target")
-    plan.add_argument("--spec-tokens", type=_number("--spec-tokens", low=1, high=MAX_SPEC_TOKENS, whole=True),
-                      metavar="K", help="speculative tokens drafted per step")
-    plan.add_argument("--accept", type=_number("--accept", low=0, high=1), metavar="A",
-                      help="probability that a drafted token is accepted, 0..1")
-    plan.add_argument("--price-per-hour", dest="plan_prices", type=_price_list, metavar="P|a,b,c",
-                      help="price of one device for an hour, $ (default: the preset's published price, else none); "
-                      "with several --hardware, one per device in that order, 'preset' keeps a preset's price")
     plan.add_argument("--format", choices=("text", "markdown", "json"), default="text",
                       help="output format; json: schema_version, model, mix, targets_asked, speculation, "
                       "assumptions, and per device (several: under devices, a list, and cheapest) hardware, tp, "
                       "pp, devices_per_replica, price_usd_per_hour, price_source, memory, expected and bound "
                       "{frontier, targets}")
+    from roofline.tui.cli.plan_disagg import add_disagg_flags
+
+    add_disagg_flags(plan)
     return plan
 
 
@@ -129,18 +96,18 @@ def _hardware_ids(text: str) -> list[str]:
 
 
 def _targets(args: argparse.Namespace) -> tuple[float | None, float | None, float | None]:
-    itl_s = None if args.itl_ms is None else args.itl_ms / 1e3
-    ttft_s = None if args.ttft_ms is None else args.ttft_ms / 1e3
-    if args.rate is not None and ttft_s is None:
+    itl_s = None if args.itl_target_ms is None else args.itl_target_ms / 1e3
+    ttft_s = None if args.ttft_target_ms is None else args.ttft_target_ms / 1e3
+    if args.rate_per_s is not None and ttft_s is None:
         raise _Usage("--rate: needs --ttft-ms (queueing for prefill grows without bound as the rate nears a "
                      "replica's capacity; the TTFT target says how close to run)")
-    return itl_s, ttft_s, args.rate
+    return itl_s, ttft_s, args.rate_per_s
 
 
 def _mix(args: argparse.Namespace, form):
     from roofline.models.serving import ServingMix
 
-    if (args.prefix_tokens is None) != (args.prefix_hit is None):
+    if (args.prefix_tokens is None) != (args.prefix_hit_rate is None):
         given = "--prefix-tokens" if args.prefix_tokens is not None else "--prefix-hit"
         other = "--prefix-hit" if given == "--prefix-tokens" else "--prefix-tokens"
         raise _Usage(f"{given}: needs {other} too")
@@ -148,7 +115,7 @@ def _mix(args: argparse.Namespace, form):
         raise _Usage(f"--prefix-tokens: {args.prefix_tokens:,} is longer than the prompt ({form.prompt_tokens:,} "
                      "tokens, --prompt)")
     return ServingMix(prompt_tokens=form.prompt_tokens, output_tokens=form.output_tokens,
-                      prefix_tokens=args.prefix_tokens or 0, prefix_hit_rate=args.prefix_hit or 0.0)
+                      prefix_tokens=args.prefix_tokens or 0, prefix_hit_rate=args.prefix_hit_rate or 0.0)
 
 
 def _speculation(args: argparse.Namespace):
@@ -156,33 +123,38 @@ def _speculation(args: argparse.Namespace):
     from roofline.presets import resolve_model
     from roofline.tui.cli.preset_loading import load_preset
 
-    if args.draft is None and args.spec_tokens is None and args.accept is None:
+    if args.draft is None and args.spec_tokens is None and args.spec_acceptance is None:
+        return None
+    if args.spec_tokens == 0:  # 0 is no speculation, as in the explorer and scenario files
+        for flag, value in (("--draft", args.draft), ("--accept", args.spec_acceptance)):
+            if value is not None:
+                raise _Usage(f"--spec-tokens: 0 is no speculation, so {flag} means nothing (give 1 or more)")
         return None
     given = ", ".join(flag for flag, value in (("--draft", args.draft), ("--spec-tokens", args.spec_tokens),
-                                                 ("--accept", args.accept)) if value is not None)
-    for flag, value in (("--spec-tokens", args.spec_tokens), ("--accept", args.accept)):
+                                                 ("--accept", args.spec_acceptance)) if value is not None)
+    for flag, value in (("--spec-tokens", args.spec_tokens), ("--accept", args.spec_acceptance)):
         if value is None:
             raise _Usage(f"{flag}: needed for speculative decoding (given: {given})")
     draft = None if args.draft is None else load_preset("--draft", "models", args.draft, resolve_model)
-    return Speculation(tokens=args.spec_tokens, acceptance=args.accept, draft=draft)
+    return Speculation(tokens=args.spec_tokens, acceptance=args.spec_acceptance, draft=draft)
 
 
 def _prices(args: argparse.Namespace, ids: list[str]) -> list[float | None]:
-    if args.plan_prices is None:
+    if args.price_per_device_hour is None:
         return [None] * len(ids)
-    if len(args.plan_prices) != len(ids):
-        if len(ids) > 1 and len(args.plan_prices) == 1:
+    if len(args.price_per_device_hour) != len(ids):
+        if len(ids) > 1 and len(args.price_per_device_hour) == 1:
             raise _Usage(f"--price-per-hour: give one price per device ({len(ids)}, in the order of --hardware; "
                          "'preset' keeps a preset's price): devices do not share one price")
-        raise _Usage(f"--price-per-hour: {len(args.plan_prices)} prices for {len(ids)} device(s) of --hardware")
-    return list(args.plan_prices)
+        raise _Usage(f"--price-per-hour: {len(args.price_per_device_hour)} prices for {len(ids)} device(s) of "
+                     "--hardware")
+    return list(args.price_per_device_hour)
 
 
 def _scenarios(args: argparse.Namespace, form, ids: list[str]) -> list:
     from roofline.presets import load_hardware, resolve_model
     from roofline.tui.cli.preset_loading import load_preset
     from roofline.tui.inputs.form import FormError, scenario_from
-    from roofline.tui.inputs.registry import flag_for
 
     if len(ids) > 1:
         for name in _HARDWARE_OVERRIDES:
@@ -241,6 +213,8 @@ def _device_plan(scenario, mix, options, args, itl_s, ttft_s, rate) -> dict[str,
     power_w = None if hw.tdp_w is None else hw.tdp_w / hw.devices_per_package
     memory = kv_cache_plan(scenario, mix, options)
     return {
+        "arrivals": arrival_models(options),
+        "fixed_costs": fixed_costs(scenario, options),
         "hardware": hw.id, "hardware_name": hw.name, "tp": scenario.parallelism.tp, "pp": scenario.parallelism.pp,
         "devices_per_replica": scenario.parallelism.devices, "engine": scenario.engine,
         "engine_name": engine_profile(scenario.engine).name,
@@ -282,6 +256,27 @@ def _cheapest(device_plans: list[dict[str, Any]], rate) -> dict[str, Any] | None
             "without_price_or_plan": [hw for _value, hw, _devices in unpriced]}
 
 
+def arrival_models(options) -> dict[str, str]:
+    """The arrival model behind each figure: the frontier and the targets follow ``--arrivals``; the devices for a
+    rate are always Poisson (a rate is an open loop)."""
+    return {"frontier": options.arrivals, "targets": options.arrivals, "devices_for_rate": "poisson"}
+
+
+def fixed_costs(scenario, options) -> dict[str, Any]:
+    """The fixed costs each estimate applies per request: the engine profile's request path under expected
+    (models/serving/frontier.request_overhead_s), none under bound."""
+    from roofline.models.engines import engine_profile
+    from roofline.models.serving import request_overhead_s
+
+    engine = engine_profile(scenario.engine)
+    source = engine.sources.get("request_overhead_s") if engine.request_overhead_s else None
+    return {
+        "expected": {"request_overhead_s": request_overhead_s(scenario, "expected", options),
+                     "source": source or "no public figure for this engine: none"},
+        "bound": {"request_overhead_s": 0.0, "source": "bound has no overheads"},
+    }
+
+
 def assumptions(options) -> dict[str, str]:
     """What the plan assumes, in words (the text output states these)."""
     return {
@@ -289,12 +284,20 @@ def assumptions(options) -> dict[str, str]:
                       f"{options.max_num_batched_tokens:,} tokens per step, paged KV blocks of "
                       f"{options.block_size_tokens} tokens, gpu_memory_utilization {options.gpu_memory_utilization:g}"
                       "; mean prompt and output lengths"),
-        "queueing": ("at a concurrency: a closed loop (vllm bench serve --max-concurrency), requests beyond the "
-                     "decode slots wait by Little's law; at a rate: Poisson arrivals, the prefill budget as an "
-                     "M/D/1 server; no burstiness beyond Poisson, no preemption"),
+        "queueing": (("at a concurrency (--arrivals closed): a closed loop (vllm bench serve --max-concurrency); "
+                      "requests of near-fixed lengths restart in groups of one step's budget, so a prompt waits for "
+                      "its group's prefill; beyond the decode slots they queue (Little's law)"
+                      if options.arrivals == "closed" else
+                      "at a concurrency (--arrivals poisson): Poisson arrivals at the rate whose mean concurrency "
+                      "(rate x e2e) is the point's")
+                     + "; at a rate: Poisson arrivals, the prefill budget as an M/D/1 server; no burstiness beyond "
+                     "Poisson, no preemption"),
+        "latency": ("ITL = time per output token after the first (the engines' TPOT): a request's decode steps "
+                    "carry other requests' prefill chunks, never its own prompt; TTFT adds the engine's fixed "
+                    "path per request (HTTP, tokenising, scheduling, detokenising; fixed_costs)"),
         "cost": ("$/Mtok = price per device-hour x the devices of one replica (TP x PP) / output tokens per hour "
                  "x 1e6: device-hours only, prompt tokens not counted as output"),
-        "energy": "J/tok = board power per device x devices x step time / output tokens per step (a ceiling)",
+        "energy": "J/tok = board power per device x devices / output tokens per second of the replica (a ceiling)",
     }
 
 
@@ -302,8 +305,9 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
     """The plan of the flags, as the JSON contract (one device: its fields at the top; several: ``devices``)."""
     from roofline.models.errors import ModelInputError
     from roofline.models.serving import ServingOptions
+    from roofline.tui.cli.scenario_source import scenario_file_form
 
-    form = form_from_args(args)
+    form = form_from_args(args, scenario_file_form(args)[0])
     ids = _hardware_ids(form.hardware_id)
     itl_s, ttft_s, rate = _targets(args)
     prices = _prices(args, ids)
@@ -311,10 +315,11 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
         mix = _mix(args, form)
         speculation = _speculation(args)
         scenarios = _scenarios(args, form, ids)
-        plans = [_device_plan(s, mix, ServingOptions(speculation=speculation, price_usd_per_hour=price),
+        plans = [_device_plan(s, mix, ServingOptions(speculation=speculation, price_usd_per_hour=price,
+                                                     arrivals=args.arrivals),
                               args, itl_s, ttft_s, rate) for s, price in zip(scenarios, prices, strict=True)]
     except ModelInputError as err:
-        raise _Usage(f"{_MODEL_FIELD_FLAGS.get(err.field, err.field)}: {err.message}") from None
+        raise _Usage(f"{flag_for(err.field)}: {err.message}") from None
     plan: dict[str, Any] = {
         "schema_version": PLAN_SCHEMA_VERSION,
         "model": scenarios[0].model.id, "model_name": scenarios[0].model.name,
@@ -324,8 +329,12 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
             "tokens": speculation.tokens, "acceptance": speculation.acceptance,
             "draft": "mtp" if speculation.draft is None else speculation.draft.id,
             "tokens_per_step": speculation.tokens_per_step},
-        "assumptions": assumptions(ServingOptions()),
+        "arrivals": arrival_models(ServingOptions(arrivals=args.arrivals)),
+        "assumptions": assumptions(ServingOptions(arrivals=args.arrivals)),
     }
+    from roofline.tui.cli.plan_disagg import attach_disagg
+
+    plans = attach_disagg(args, plans, scenarios, mix, itl_s, ttft_s, rate, prices, _Usage)
     if len(plans) == 1:
         return plan | plans[0]
     return plan | {"devices": plans, "cheapest": _cheapest(plans, rate)}
@@ -339,4 +348,7 @@ def run_plan(args: argparse.Namespace) -> int:
     from roofline.tui.views.plan_text import render_markdown, render_text
 
     print(render_markdown(plan) if args.format == "markdown" else render_text(plan), end="")
+    from roofline.tui.views.plan_disagg_text import render_disagg
+
+    print(render_disagg(plan, markdown=args.format == "markdown"), end="")
     return 0

@@ -11,11 +11,11 @@ from roofline.presets import load_catalog
 from roofline.presets.deck_file import Deck, builtin_deck_path, read_deck
 from roofline.presets.loader import PresetFileError
 from roofline.presets.safe_files import user_path
-from roofline.tui.cli.terminal_text import without_controls
+from roofline.tui.cli.terminal_text import has_terminal, without_controls
 from roofline.tui.inputs.registry import FILE_KEY_TYPES
-from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_numbers, slide_view_text
+from roofline.tui.talk.deck import BuiltSlide, DeckError, check_deck, slide_numbers, slide_state, slide_view_text
+from roofline.tui.views.plot_layout import HANDOUT_CHART_SIZE
 
-HANDOUT_CHART_SIZE = (100, 24)
 _SIZE = re.compile(r"^(\d{2,3})x(\d{2,3})$")
 
 
@@ -33,19 +33,23 @@ def deck_identity(deck: Deck) -> str:
 
 
 def chart_text(built: BuiltSlide, catalog) -> str:
-    """The slide's chart as plain text (plotext, no colour), or '' for views without a chart."""
-    from roofline.tui.explorer.chart_types import CHART_TYPES, chart_show_args
+    """The slide's chart as plain text (plotext, no colour), or '' for views without a chart (the view registry
+    says which views the handout draws)."""
+    from roofline.tui.views.registry import BY_ID
 
-    view = built.slide.view
-    args = chart_show_args(view, built.results, catalog, built.form) if view in CHART_TYPES else None
+    view = BY_ID.get(built.slide.view)
+    if view is None or view.plot is None or not view.in_handout:
+        return ""
+    args = view.data(slide_state(built, catalog))
     if args is None:
         return ""
-    chart = CHART_TYPES[view]()
-    chart.plt.clear_figure()
-    chart.draw(*args)
-    chart.plt.plotsize(*HANDOUT_CHART_SIZE)
-    chart.plt.theme("clear")
-    return chart.plt.uncolorize(chart.plt.build())
+    import plotext  # a one-off page: plotext's own figure, cleared first
+
+    plotext.clear_figure()
+    view.plot(plotext, HANDOUT_CHART_SIZE, *args)
+    plotext.plotsize(*HANDOUT_CHART_SIZE)
+    plotext.theme("clear")
+    return plotext.uncolorize(plotext.build())
 
 
 def handout_markdown(deck: Deck, slides: list[BuiltSlide], catalog) -> str:
@@ -115,6 +119,9 @@ def run_present(args: Namespace) -> int:
         raise ValueError(f"{deck.path}: {err}") from None
     if args.export:
         return _export(args, deck, slides, catalog)
+    if not has_terminal():  # nothing to draw on: one line now, not escape codes until killed (issue 30 item 18)
+        raise ValueError("the talk needs a terminal (stdin and stdout); without one use 'roofline present --export "
+                         "markdown' (or 'svg DIR', 'html FILE')")
     link = TalkLink(state_path, deck_identity(deck))
     if args.presenter:
         from roofline.tui.talk.presenter import PresenterApp

@@ -35,11 +35,11 @@ def check_number(field: str, value: float) -> float | int:
 
 
 def parse_number(field: str, text: str) -> float | int:
-    cleaned = text.strip().replace(",", "").replace("_", "")
+    """A field's text as its number: read as the CLI reads flags (presets/number_text.py: ``1,000`` is a thousand,
+    ``1,5`` is refused), then checked against the field's range."""
+    from roofline.presets.number_text import parse_number_text
+
+    cleaned = text.strip()
     if len(cleaned) > MAX_INPUT_CHARS:
         raise ValueError(f"too long ({len(cleaned)} characters)")
-    try:
-        value = float(cleaned)
-    except ValueError:
-        raise ValueError(f"{text.strip()!r} is not a number") from None
-    return check_number(field, value)
+    return check_number(field, parse_number_text(cleaned))
