@@ -231,6 +231,11 @@ def _run_report(args: argparse.Namespace) -> int:
 
     scenario = _scenario_from_args(args)
     report = scenario_report(scenario, include_ops=not args.no_ops)
+    from roofline.tui.views.precision_text import scenario_precision_warning
+
+    precision_warning = scenario_precision_warning(scenario)
+    if precision_warning is not None:  # issue 30 item 3: first among the warnings
+        report["warnings"] = [precision_warning, *report["warnings"]]
     if args.format == "json":
         print(json.dumps(report, indent=2))
     elif args.format == "markdown":

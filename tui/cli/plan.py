@@ -306,6 +306,7 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
     from roofline.models.errors import ModelInputError
     from roofline.models.serving import ServingOptions
     from roofline.tui.cli.scenario_source import scenario_file_form
+    from roofline.tui.views.precision_text import scenario_precision_warning
 
     form = form_from_args(args, scenario_file_form(args)[0])
     ids = _hardware_ids(form.hardware_id)
@@ -324,6 +325,10 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
         "schema_version": PLAN_SCHEMA_VERSION,
         "model": scenarios[0].model.id, "model_name": scenarios[0].model.name,
         "mix": asdict(mix) | {"computed_prompt_tokens": mix.computed_prompt_tokens},
+        "precisions": {"weights": scenarios[0].precisions.weights,
+                       "expert_weights": scenarios[0].precisions.expert_weights,
+                       "activations": scenarios[0].precisions.activations, "kv": scenarios[0].precisions.kv},
+        "warnings": sorted({w for w in map(scenario_precision_warning, scenarios) if w is not None}),
         "targets_asked": {"itl_s": itl_s, "ttft_s": ttft_s, "rate_per_s": rate},
         "speculation": None if speculation is None else {
             "tokens": speculation.tokens, "acceptance": speculation.acceptance,

@@ -1,7 +1,8 @@
 """``roofline plan`` as readable text or Markdown, from the plan dictionary (:func:`roofline.tui.cli.plan.build_plan`).
 
-One table per device (the ``expected`` frontier), the targets under both estimates, the devices for the rate, the
-cheapest device when several are compared, and what the numbers assume.
+One table per device (the ``expected`` frontier), the arrival model and the fixed per-request cost behind its
+figures, the targets under both estimates, the devices for the rate, the cheapest device when several are compared,
+and what the numbers assume.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from roofline.tui.views.formatting import duration, rate
+from roofline.tui.views.precision_text import precision_line
 
 NO_PRICE = "no price"
 HEADER = ["concurrency", "tok/s/user", "tok/s/device", "TTFT", "ITL", "J/tok", "$/Mtok", "limited by", "fits"]
@@ -51,6 +53,10 @@ def _heading(plan: dict[str, Any]) -> list[str]:
     mix, asked, spec = plan["mix"], plan["targets_asked"], plan["speculation"]
     lines = [f"{plan['model_name']}: prompt {mix['prompt_tokens']:,.0f}, output {mix['output_tokens']:,.0f} tokens "
              "per request (mean lengths)"]
+    if "precisions" in plan:  # issue 30 item 3: say what --weights fp8 means
+        p = plan["precisions"]
+        lines.append(precision_line(p["weights"], p["activations"], p["kv"], p.get("expert_weights")))
+        lines += [f"warning: {w}" for w in plan.get("warnings", [])]
     if mix["prefix_tokens"]:
         lines.append(f"shared prefix {mix['prefix_tokens']:,.0f} tokens, hit rate {mix['prefix_hit_rate']:.0%}: "
                      f"{mix['computed_prompt_tokens']:,.0f} prompt tokens computed per request")
@@ -66,6 +72,24 @@ def _heading(plan: dict[str, Any]) -> list[str]:
     return lines
 
 
+ARRIVAL_WORDS = {"closed": "closed loop (requests restart in groups; a prompt waits for its group's prefill)",
+                 "poisson": "Poisson arrivals (M/D/1 queueing for prefill)"}
+
+
+def _arrival_line(d: dict[str, Any]) -> str:
+    a = d["arrivals"]
+    return (f"arrivals: frontier and targets {ARRIVAL_WORDS[a['frontier']]}; devices for a rate "
+            f"{ARRIVAL_WORDS[a['devices_for_rate']]}")
+
+
+def _fixed_cost_line(d: dict[str, Any]) -> str:
+    fixed = d["fixed_costs"]["expected"]
+    if not fixed["request_overhead_s"]:
+        return f"fixed path per request (in TTFT): none ({fixed['source']}); bound: none"
+    return (f"fixed path per request (in TTFT): {duration(fixed['request_overhead_s'])} under expected "
+            f"({fixed['source']}); bound: none")
+
+
 def _device_lines(d: dict[str, Any]) -> list[str]:
     mem = d["memory"]
     price = (f"${d['price_usd_per_hour']:,.2f} per device-hour ({d['price_source']})"
@@ -73,6 +97,8 @@ def _device_lines(d: dict[str, Any]) -> list[str]:
     return [
         f"{d['hardware_name']}: tp {d['tp']} x pp {d['pp']} = {d['devices_per_replica']} device(s) per replica",
         f"expected's overheads: engine {d['engine_name']}",
+        _arrival_line(d),
+        _fixed_cost_line(d),
         f"price: {price}",
         f"memory per device: {mem['num_blocks']:,} KV blocks of {mem['block_size_tokens']} tokens, "
         f"a request holds {mem['blocks_per_request']:,}: a replica holds at most {mem['max_concurrency']:,} requests"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from roofline.tui.views.formatting import duration, flop_per_byte, gib, rate, si
+from roofline.tui.views.precision_text import precision_line
 
 _ROWS = (
     ("time to first token", lambda e: duration(e["prefill"]["ttft_s"])),
@@ -56,9 +57,7 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
     crossover = r["compute_bound_batch"]
     return [
         f"{m['name']} on {hw['devices']} x {hw['name']} (tp {hw['tp']}, pp {hw['pp']})",
-        f"weights {p['weights']}"
-        + (f" (experts {p['expert_weights']})" if p.get("expert_weights") not in (None, p["weights"]) else "")
-        + f", activations {p['activations']}, kv {p['kv']}; compute at "
+        precision_line(p["weights"], p["activations"], p["kv"], p.get("expert_weights")) + "; compute at "
         f"{hw['compute_dtype']} peak {si(hw['peak_flops_per_s'], 'FLOP/s')}, "
         f"bandwidth {si(hw['mem_bw_bytes_per_s'], 'B/s')}, ridge {flop_per_byte(hw['ridge_flops_per_byte'])} FLOP/B",
         _stack_line(r),
