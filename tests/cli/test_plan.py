@@ -55,7 +55,7 @@ def _same(a: float | None, b: float | None) -> bool:
 
 def test_json_one_device_matches_the_model_called_directly(capsys):
     plan = _json([*BASE, "--hardware", "h100-sxm", "--itl-ms", "20", "--ttft-ms", "500", "--rate", "10"], capsys)
-    assert plan["schema_version"] == 1 and plan["hardware"] == "h100-sxm" and "devices" not in plan
+    assert plan["schema_version"] == 2 and plan["hardware"] == "h100-sxm" and "devices" not in plan
     s = scenario("h100-sxm", "llama-3.1-8b", prompt=1024, output=256)
     mix = ServingMix(prompt_tokens=1024, output_tokens=256)
     assert plan["memory"]["max_concurrency"] == kv_cache_plan(s, mix, ServingOptions()).max_concurrency
@@ -278,3 +278,42 @@ def test_a_model_that_does_not_fit_says_so(capsys):
     assert plan["expected"]["targets"]["max_concurrency_point"] is None
     code, out, _ = run_cli(argv, capsys)
     assert code == 0 and "not one request fits in memory" in out and "DOES NOT FIT" in out
+
+
+# ---------------------------------------------------------------- arrival models and fixed costs (issue 27)
+
+
+def test_plan_says_which_arrival_model_and_fixed_cost_each_figure_uses(capsys):
+    """Closed loop by default (--concurrency runs are closed loops), Poisson with --arrivals poisson; a rate is
+    always Poisson. The fixed path per request is the engine profile's under expected (vLLM: 8.2 ms) and none
+    under bound; the text says both."""
+    argv = [*BASE, "--hardware", "h100-sxm", "--engine", "vllm", "--concurrency", "1,16"]
+    closed = _json(argv, capsys)
+    assert closed["arrivals"] == {"frontier": "closed", "targets": "closed", "devices_for_rate": "poisson"}
+    assert {p["arrivals"] for p in closed["expected"]["frontier"]} == {"closed"}
+    fixed = closed["fixed_costs"]
+    assert fixed["expected"]["request_overhead_s"] == pytest.approx(8.2e-3)
+    assert "tt-inference-server#340" in fixed["expected"]["source"]
+    assert fixed["bound"]["request_overhead_s"] == 0.0
+    assert [p["request_overhead_s"] for p in closed["bound"]["frontier"]] == [0.0, 0.0]
+    s = scenario("h100-sxm", "llama-3.1-8b", prompt=1024, output=256)
+    s = s.__class__(**{**{f: getattr(s, f) for f in s.__dataclass_fields__}, "engine": "vllm"})
+    mix = ServingMix(prompt_tokens=1024, output_tokens=256)
+    want = frontier(s, mix, [1, 16], options=ServingOptions()).points
+    assert [p["ttft_s"] for p in closed["expected"]["frontier"]] == pytest.approx([p.ttft_s for p in want])
+    poisson = _json([*argv, "--arrivals", "poisson"], capsys)
+    assert poisson["arrivals"]["frontier"] == "poisson"
+    assert {p["arrivals"] for p in poisson["expected"]["frontier"]} == {"poisson"}
+    want = frontier(s, mix, [1, 16], options=ServingOptions(arrivals="poisson")).points
+    assert [p["ttft_s"] for p in poisson["expected"]["frontier"]] == pytest.approx([p.ttft_s for p in want])
+    code, out, _err = run_cli(argv, capsys)
+    assert code == 0
+    assert "arrivals: frontier and targets closed loop" in out
+    assert "fixed path per request (in TTFT): 8.20 ms under expected" in out
+    code, out, _err = run_cli([*argv, "--arrivals", "poisson", "--format", "markdown"], capsys)
+    assert code == 0 and "arrivals: frontier and targets Poisson arrivals" in out
+
+
+def test_plan_refuses_an_unknown_arrival_model(capsys):
+    code, _out, err = run_cli([*BASE, "--hardware", "h100-sxm", "--arrivals", "bursty"], capsys)
+    assert code == 2 and "--arrivals" in err and "bursty" in err
