@@ -186,3 +186,15 @@ def test_markdown_gives_in_sample_beside_both_holdouts_and_per_source_rows(tmp_p
                   "| M | doc one | 1 |", "| M | doc two | 1 |", "| N | doc / three | 1 | vllm | h100-sxm |",
                   "| ITL | 1 |", "left out (context) M-4"):
         assert label in text, label
+
+
+def test_a_serving_only_file_says_what_its_holdout_means(tmp_path, capsys):
+    """Nothing the serving model uses is fitted to serving rows; an fp4 gpt-oss row under vLLM on an A100 uses the
+    generic weight-only factor (fitted on gpt-fast's rows), and the note names it instead of pretending to refit."""
+    f = tmp_path / "s.csv"
+    f.write_text(HEADER + "S-1,x,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,,128,128,itl_s,0.01,vllm,S,16,\n"
+                 "S-2,x,a100-sxm4-80gb,1,1,gpt-oss-120b,,bf16,,230,217,itl_s,0.012,vllm,S,4,\n")
+    out = _json(f, "--holdout", "both", capsys=capsys)
+    assert "S-2" in out["serving"]["holdout_note"] and "S-1" not in out["serving"]["holdout_note"]
+    assert main(["validate", str(f), "--holdout", "source"]) == 0
+    assert "serving holdout: 1 serving row(s) use a fitted weight-only factor (S-2)" in capsys.readouterr().out

@@ -114,7 +114,8 @@ def run_validate(args: Namespace) -> int:
     if args.format == "markdown":
         print(markdown_report(score(rows, engine=engine, holdout="both"), engine=engine), end="")
         return 0
-    s = score(rows, engine=engine, holdout=getattr(args, "holdout", None))
+    holdout = getattr(args, "holdout", None)
+    s = score(rows, engine=engine, holdout=holdout)
     by_family: dict[str, list[RowResult]] = defaultdict(list)
     by_metric: dict[str, list[RowResult]] = defaultdict(list)
     for row, result in zip(s.rows, s.results, strict=True):
@@ -148,7 +149,7 @@ def run_validate(args: Namespace) -> int:
             out["holdout"] = _holdout_dict(s.holdouts["family"])
         if "source" in s.holdouts:
             out["holdout_source"] = _holdout_dict(s.holdouts["source"])
-        if s.holdouts and s.serving_scored:
+        if holdout and s.serving_scored:
             out["serving"]["holdout_note"] = serving_holdout_note(s.serving_scored, engine)
         print(json.dumps(out, indent=2))
         return 0
@@ -182,7 +183,7 @@ def run_validate(args: Namespace) -> int:
                 groups[row.family if key == "family" else r.metric].append(r)
             for name, group in sorted(groups.items()):
                 print(_line(f"  serving {key} {name}", summarize(group)))
-        if s.holdouts:
+        if holdout:
             print(f"  serving holdout: {serving_holdout_note(s.serving_scored, engine)}")
     for row, reason in s.serving_flagged:
         print(f"left out serving {row.id}: {reason}")
