@@ -49,6 +49,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from .dtypes import weight_bytes_per_param
 from .errors import ModelInputError
 from .estimate import pass_totals, scenario_ceilings
@@ -185,11 +187,13 @@ def _rank_hit_probability(num_experts: int, top_k: int, experts_in_group: float)
     return 1.0 - miss
 
 
-def statistical_imbalance(copies_per_rank: float, ep: int) -> float:
-    """1 + sqrt(2 ln(ep) / m): the busiest of ep ranks over the mean m copies (balls into bins); 1 for one rank."""
-    if ep <= 1 or copies_per_rank <= 0:
-        return 1.0
-    return 1.0 + math.sqrt(2.0 * math.log(ep) / copies_per_rank)
+def statistical_imbalance(copies_per_rank, ep: int):
+    """1 + sqrt(2 ln(ep) / m): the busiest of ep ranks over the mean m copies (balls into bins); 1 for one rank
+    (arrays of m evaluate elementwise)."""
+    m = np.asarray(copies_per_rank, dtype=float)
+    if ep <= 1:
+        return np.ones_like(m)
+    return 1.0 + np.sqrt(2.0 * math.log(ep) / np.maximum(m, 1e-30))
 
 
 def _nearest_at_or_below(table: dict[int, tuple[float, float]], ep: int) -> tuple[float, float]:
@@ -210,7 +214,7 @@ def all_to_all(scenario: Scenario, cfg: ExpertParallel, tokens_per_rank: float, 
     node = min(ep, cluster.devices_per_node)
     nodes = cluster.nodes_for(ep)
     mode = "low-latency" if phase == "decode" else "normal"
-    T = float(tokens_per_rank)
+    T = np.asarray(tokens_per_rank, dtype=float)
     p_rank = _rank_hit_probability(E, k, E / ep)
     p_node = _rank_hit_probability(E, k, E * node / ep)
     d_b, c_b = DISPATCH_BYTES_PER_ELEMENT, COMBINE_BYTES_PER_ELEMENT
@@ -225,7 +229,7 @@ def all_to_all(scenario: Scenario, cfg: ExpertParallel, tokens_per_rank: float, 
         for b in (d_b, c_b):
             nic_s = 0.0 if inside else remote_copies * H * b / link.bw_unidirectional_bytes_per_s
             nv_s = intra_copies * H * b / up_bw  # the direct copies only: forwarding adds bytes, a ceiling omits them
-            times.append(max(nic_s, nv_s))
+            times.append(np.maximum(nic_s, nv_s))
         return AllToAll(mode=mode, tokens_per_rank=T, dispatch_bytes=(intra_copies + remote_copies) * H * d_b,
                         combine_bytes=(intra_copies + remote_copies) * H * c_b,
                         scale_out_bytes=0.0 if inside else remote_copies * H * (d_b + c_b),
@@ -270,8 +274,8 @@ def _expert_ops_per_rank(ops: list[Op], scenario: Scenario, cfg: ExpertParallel,
     copies = tokens_per_rank * moe.top_k * imbalance
     global_tokens = tokens_per_rank * cfg.ep
     local_slots = (moe.num_experts + cfg.redundant_experts) / cfg.ep
-    distinct = min(expected_distinct_experts(moe.num_experts, moe.top_k, global_tokens) / cfg.ep
-                   * (moe.num_experts + cfg.redundant_experts) / moe.num_experts, local_slots)
+    distinct = np.minimum(expected_distinct_experts(moe.num_experts, moe.top_k, global_tokens) / cfg.ep
+                          * (moe.num_experts + cfg.redundant_experts) / moe.num_experts, local_slots)
     b_we = weight_bytes_per_param(scenario.precisions.expert_weights_or_weights)
     out = []
     found = set()
@@ -302,7 +306,8 @@ def ep_pass(scenario: Scenario, cfg: ExpertParallel, phase: str, *, requests_per
             context_tokens: float = 0.0, prompt_tokens: float | None = None, estimate_name: str = "expected"
             ) -> EpPass:
     """One pass on one EP rank: ``requests_per_rank`` decodes at ``context_tokens`` (``phase`` decode) or prompts of
-    ``prompt_tokens`` (prefill), attention as ``cfg.attention`` says; compute ops, all-to-all, their step."""
+    ``prompt_tokens`` (prefill), attention as ``cfg.attention`` says; compute ops, all-to-all, their step. Arrays of
+    ``requests_per_rank`` evaluate elementwise."""
     s = rank_scenario(scenario, cfg)
     tp = s.parallelism.tp
     prompt = scenario.batching.prompt_tokens if prompt_tokens is None else prompt_tokens
@@ -311,18 +316,18 @@ def ep_pass(scenario: Scenario, cfg: ExpertParallel, phase: str, *, requests_per
     tokens_per_rank = requests_per_rank * (1.0 if phase == "decode" else prompt)
     copies_per_rank = tokens_per_rank * scenario.model.moe.top_k
     if estimate_name == "bound":
-        imbalance = 1.0
+        imbalance = np.ones_like(np.asarray(copies_per_rank, dtype=float))
     elif cfg.imbalance is not None:
-        imbalance = cfg.imbalance
+        imbalance = np.full_like(np.asarray(copies_per_rank, dtype=float), cfg.imbalance)
     else:
         imbalance = statistical_imbalance(copies_per_rank, cfg.ep)
     ops = _expert_ops_per_rank(ops, s, cfg, tokens_per_rank, imbalance)
-    compute_s = float(pass_totals(ops, scenario_ceilings(s, estimate_name)).time_s)
+    compute_s = np.asarray(pass_totals(ops, scenario_ceilings(s, estimate_name)).time_s, dtype=float)
     layers = moe_layer_count(s)
     a2a = all_to_all(scenario, cfg, tokens_per_rank * imbalance, phase, estimate_name) if cfg.ep > 1 else None
     comm_s = 0.0 if a2a is None else layers * a2a.layer_s
     overlap = estimate_name == "bound" or cfg.two_batch_overlap
-    time_s = max(compute_s, comm_s) if overlap else compute_s + comm_s
+    time_s = np.maximum(compute_s, comm_s) if overlap else compute_s + comm_s
     return EpPass(compute_s=compute_s, all_to_all_s=comm_s, time_s=time_s, moe_layers=layers, all_to_all=a2a,
                   imbalance=imbalance)
 

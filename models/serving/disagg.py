@@ -73,6 +73,7 @@ class PoolLayout:
     size: int
     attention: str = "dp"
     redundant_experts: int = 0
+    imbalance: float | None = None  # EP: a stated max/mean load factor (None: expert_parallel's statistical one)
 
     @property
     def devices(self) -> int:
@@ -146,7 +147,7 @@ def _ranks(layout: PoolLayout) -> int:
 
 def _ep(layout: PoolLayout, fabric: str | None, devices_per_node: int | None) -> ExpertParallel:
     return ExpertParallel(ep=layout.size, attention=layout.attention, redundant_experts=layout.redundant_experts,
-                          fabric=fabric, devices_per_node=devices_per_node)
+                          imbalance=layout.imbalance, fabric=fabric, devices_per_node=devices_per_node)
 
 
 def _tp_scenario(scenario: Scenario, tp: int) -> Scenario:
@@ -181,7 +182,7 @@ def _max_requests(scenario: Scenario, layout: PoolLayout, tokens_per_request: in
 
 def candidate_layouts(scenario: Scenario, *, ep: int | None = None, attention: str = "dp",
                       max_instance_devices: int | None = None, fabric: str | None = None,
-                      devices_per_node: int | None = None) -> list[PoolLayout]:
+                      devices_per_node: int | None = None, ep_imbalance: float | None = None) -> list[PoolLayout]:
     """TP 1/2/4/8 inside one node (dividing the heads), and for MoE models EP 8 to 256 (or just ``ep``) with
     redundant slots that make the expert slots divide evenly (EPLB's 288 = 256 + 32 for EP 72 and 144), spanning
     nodes only where the preset (or ``fabric``) names a scale-out NIC; none larger than ``max_instance_devices``."""
@@ -209,10 +210,11 @@ def candidate_layouts(scenario: Scenario, *, ep: int | None = None, attention: s
         redundant = (-moe.num_experts) % size
         if size > moe.num_experts + redundant:
             continue
-        layout = PoolLayout(kind="ep", size=size, attention=attention, redundant_experts=redundant)
+        layout = PoolLayout(kind="ep", size=size, attention=attention, redundant_experts=redundant,
+                            imbalance=ep_imbalance)
         try:
             attention_tp(scenario, _ep(layout, fabric, devices_per_node))
-            ExpertParallel(ep=size, attention=attention)
+            ExpertParallel(ep=size, attention=attention, imbalance=ep_imbalance)
             if attention == "tp":
                 _tp_scenario(scenario, attention_tp(scenario, _ep(layout, fabric, devices_per_node)))
         except ModelInputError:
@@ -384,7 +386,7 @@ def _power_w(scenario: Scenario, options: ServingOptions) -> float | None:
 def search_disagg(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl_s: float, ttft_s: float,
                   estimate_name: str = "expected", options: ServingOptions | None = None, ep: int | None = None,
                   attention: str = "dp", fabric: str | None = None, devices_per_node: int | None = None,
-                  max_instance_devices: int | None = None) -> DisaggPlan | None:
+                  max_instance_devices: int | None = None, ep_imbalance: float | None = None) -> DisaggPlan | None:
     """The cheapest xPyD layout carrying ``rate_per_s`` within ``itl_s`` and ``ttft_s`` (None when no pair of
     layouts meets them; fewest devices where the device has no price)."""
     options = options or ServingOptions()
@@ -395,7 +397,7 @@ def search_disagg(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl
     if options.speculation is not None:
         raise ModelInputError("speculation", "the disaggregated search does not model speculative decoding")
     layouts = candidate_layouts(scenario, ep=ep, attention=attention, max_instance_devices=max_instance_devices,
-                                fabric=fabric, devices_per_node=devices_per_node)
+                                fabric=fabric, devices_per_node=devices_per_node, ep_imbalance=ep_imbalance)
     args = (mix, options, estimate_name, fabric, devices_per_node)
     decode_pools = [pool for layout in layouts
                     if (curve := _decode_curve(scenario, layout, *args)) is not None
