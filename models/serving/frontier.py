@@ -21,7 +21,7 @@ step, 1 without speculation; no distribution of lengths):
   ctx_tokens) mixed steps) and multiplies the prefill time by a queueing factor; here the group is the budget's.
   The first cycle of a benchmark is one burst of all C (:func:`burst_ttft_s`: the band's slow end).
 - **Open loop** (``arrivals="poisson"``, and every rate, :func:`at_rate`): arrivals are spread, groups of one.
-  D solves lambda = D*tau / (G*t) with t the mean step (D decodes and D*tau/G prompts of prefill); the prefill
+  D solves lambda = D / (prefill + (G - 1)*ITL) (Little's law for the requests inside the engine); the prefill
   budget B' is an M/D/1 server with utilisation rho = lambda*P_c/B' * t and service P_c/B' steps: the wait
   rho*S / (2*(1 - rho)), plus half a step to the next step boundary, then the prompt's chunks. At a concurrency
   under ``poisson``, the rate whose Little's-law concurrency lambda*e2e is C.
@@ -266,14 +266,14 @@ def _closed(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, estima
 
 def _poisson(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_name: str,
           options: ServingOptions) -> _Result:
-    """Poisson arrivals at the rate D decoding sustain: lambda = D*tau / (G*t); M/D/1 queueing for prefill."""
-    tau, _q = _tau_q(options)
+    """Poisson arrivals at the rate D requests in the engine sustain: lambda = D / (prefill + (G - 1)*ITL), Little's
+    law inside the engine; M/D/1 queueing for prefill."""
     overhead = request_overhead_s(scenario, estimate_name, options)
     st = _steps(scenario, mix, decoding, estimate_name, options, "poisson")
     g, p_c = mix.output_tokens, mix.computed_prompt_tokens
-    rate = st.decoding * tau / (g * st.mean_step_s)
+    rate = st.decoding / (st.prefill_s + (g - 1.0) * st.itl_s)  # Little's law inside the engine: D = rate x time in it
     service_steps = p_c / st.leftover_tokens  # one prompt in the prefill budget, in steps
-    rho = np.minimum(st.decoding * tau / g * service_steps, 1.0)
+    rho = np.minimum(rate * st.mean_step_s * service_steps, 1.0)  # prompts arriving per step x steps per prompt
     with np.errstate(divide="ignore"):
         wait = np.where(rho < 1.0, rho * service_steps * st.mean_step_s / (2.0 * (1.0 - rho)), np.inf)
     queue = 0.5 * st.mean_step_s + wait
