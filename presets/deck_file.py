@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .clean_text import without_controls
 from .errors import PresetError, PresetFileError
 from .loader import builtin_presets_dir, read_toml_file
 from .safe_files import clip, clip_repr, read_text_capped
 from .scenario_file import ScenarioKeys, expected_type
 from .toml_io import KeyLines, parse_toml
 
+# the view registry's ids (tui/views/registry.py; presets/ does not import tui/) and "none": tests/views/test_registry.py
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history", "serving", "none")
 NUMBERS = ("decode_tokens_per_s_per_seq", "decode_tokens_per_s", "idle_core_pct", "ttft_ms", "ridge_flops_per_byte",
            "memory_fit", "growth_compute_x", "growth_bandwidth_x", "mbu_pct", "max_batch",
@@ -143,8 +145,8 @@ def _slide_spans(text: str) -> list[tuple[int, str]]:
     its own slide's span, not found again in slide 1 (issue 20 item 11)."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if _SLIDES_HEADER.match(line)]
-    return [(start + 1, "\n".join(lines[start:end]))
-            for start, end in zip(starts, [*starts[1:], len(lines)], strict=True)]
+    ends = [*starts[1:], len(lines)][:len(starts)]  # no [[slides]] header (slides = [], an inline array): none
+    return [(start + 1, "\n".join(lines[start:end])) for start, end in zip(starts, ends, strict=True)]
 
 
 def read_toml_deck(path: Path, *, keys: ScenarioKeys | None = None) -> Deck:
@@ -166,6 +168,10 @@ def read_toml_deck(path: Path, *, keys: ScenarioKeys | None = None) -> Deck:
     raw_slides = data.get("slides")
     if not isinstance(raw_slides, list) or not raw_slides:
         raise _error(path, whole.line("slides"), None, "slides", "a deck needs at least one [[slides]] table")
+    if not all(isinstance(raw, dict) for raw in raw_slides):
+        index = next(i for i, raw in enumerate(raw_slides, start=1) if not isinstance(raw, dict))
+        raise _error(path, whole.line("slides"), index, "slides",
+                     f"must be a table ([[slides]]), got {clip_repr(raw_slides[index - 1], 40)}")
     slides: list[Slide] = []
     scenario: dict[str, Any] = {}
     for index, raw in enumerate(raw_slides, start=1):
@@ -288,7 +294,7 @@ def _markdown_slide(path: Path, index: int, md: _MarkdownSlide, scenario: dict[s
 
 
 def read_markdown_deck(path: Path, *, keys: ScenarioKeys | None = None) -> Deck:
-    text = read_text_capped(path, what="deck")
+    text = without_controls(read_text_capped(path, what="deck"))  # outside text: cleaned where it enters
     front, parts = _split_slides(text)
     for key, (_, line) in front.items():
         if key != "title":

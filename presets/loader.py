@@ -21,6 +21,7 @@ from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.hf_config import architecture_from_hf_config
 
+from .clean_text import clean_strings
 from .engine_file import engine_from_doc
 from .errors import PresetError, PresetFileError
 from .safe_files import (
@@ -474,8 +475,8 @@ def load_model(model_id: str, user_dir: Path | None = None,
 def parse_json(path: Path | str, text: str) -> Any:
     """A JSON document; :class:`PresetFileError` (one line, with the line where known) for invalid JSON,
     nesting too deep for the parser, or an integer past Python's 4,300-digit conversion limit."""
-    try:
-        return json.loads(text)
+    try:  # strings without control characters where they enter (clean_text.py; issue 30 item 11)
+        return clean_strings(json.loads(text))
     except json.JSONDecodeError as err:
         raise PresetFileError(PresetError(str(path), err.lineno, None, f"not valid JSON: {err.msg}")) from None
     except RecursionError:

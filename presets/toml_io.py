@@ -3,7 +3,8 @@
 Files are read through :func:`~.safe_files.read_text_capped` (regular files only, 16 MiB at most) and every
 failure a parser can raise (syntax, nesting too deep for the parser's recursion, an integer past Python's
 4,300-digit conversion limit) becomes one :class:`~.errors.PresetFileError` naming the file and, where known,
-the line.
+the line. Every string of the document (keys too) comes back without control characters
+(:func:`~.clean_text.clean_strings`): a ``\u001b`` escape in a name or a deck title never reaches a terminal.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .clean_text import clean_strings
 from .errors import PresetError, PresetFileError
 from .safe_files import clip, read_text_capped
 
@@ -31,8 +33,8 @@ _DEEP_OPENING = re.compile(r"(?:[\[{][^\[\]{}\n]{0,16}){100,}")
 
 def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
     """A TOML document; :class:`PresetFileError` (one line, file and line where known) for anything wrong."""
-    try:
-        return tomllib.loads(text)
+    try:  # every string loses its control characters where it enters (clean_text.py; issue 30 item 11)
+        return clean_strings(tomllib.loads(text))
     except TOMLDecodeError as err:
         raise PresetFileError(PresetError(str(path), decode_error_line(err), None,
                                           f"not valid TOML: {clip(str(err), 200)}")) from None
@@ -106,17 +108,3 @@ class KeyLines:
                 return self._headers[name]
         return None
 
-
-_last_index: tuple[str, KeyLines] | None = None
-
-
-def line_of_key(text: str, dotted_key: str) -> int | None:
-    """1-based line where ``key = ...`` is set (the last part of a dotted key), if found.
-
-    The index of the last text asked about is kept, so asking about many keys of one document is linear.
-    """
-    global _last_index
-    cached = _last_index  # one read: another thread may replace it
-    if cached is None or cached[0] is not text:
-        cached = _last_index = (text, KeyLines(text))
-    return cached[1].line(dotted_key)

@@ -17,7 +17,7 @@ from roofline.tui.cli.completion import add_completion_parser, completion_ids
 from roofline.tui.cli.preset_loading import UsageError, load_preset
 from roofline.tui.cli.scenario_flags import add_scenario_flags, form_from_args
 from roofline.tui.cli.scenario_source import scenario_file_form
-from roofline.tui.cli.terminal_text import one_line
+from roofline.tui.cli.terminal_text import one_line, without_controls
 from roofline.tui.inputs.registry import INPUTS, flag_for, input_for_model_error
 
 EXIT_USAGE = 2
@@ -156,6 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to listen on (anything but loopback is reachable from the network)")
     serve.add_argument("--port", type=_whole("--port", 1, 65535), default=8000, help="TCP port")
     serve.add_argument("--present", action="store_true", help="serve the talk (roofline present) instead")
+    from roofline.tui.cli.serve_command import DEFAULT_MAX_SESSIONS
+
+    serve.add_argument("--max-sessions", type=_whole("--max-sessions", 1, 1000), default=DEFAULT_MAX_SESSIONS,
+                       metavar="N",
+                       help="browser sessions open at once (each runs an explorer process); beyond it a tab is told "
+                       "the server is full")
     serve.add_argument("--public-url", metavar="URL",
                        help="the address browsers use, if not http://HOST:PORT (an SSH tunnel, a proxy)")
 
@@ -241,11 +247,11 @@ def _run_report(args: argparse.Namespace) -> int:
     elif args.format == "markdown":
         from roofline.tui.views.report_text import render_markdown
 
-        print(render_markdown(report), end="")
+        print(without_controls(render_markdown(report)), end="")  # names come from user files: cleaned again
     else:
         from roofline.tui.views.report_text import render_text
 
-        print(render_text(report))
+        print(without_controls(render_text(report)))
     return 0
 
 
@@ -309,7 +315,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise UsageError(f"--present: the talk's scenarios come from its deck; {explorer_args[0].split('=')[0]}"
                                  " and the other explorer flags do not apply to it")
             return run_serve(args.host, args.port, explorer_args, args.present, public=args.public_url,
-                             **({"max_sessions": args.max_sessions} if hasattr(args, "max_sessions") else {}))
+                             max_sessions=args.max_sessions)
         if args.command == "present":
             from roofline.tui.cli.present import run_present
 

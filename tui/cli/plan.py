@@ -16,6 +16,7 @@ from typing import Any
 
 from roofline.tui.cli.completion import completion_ids
 from roofline.tui.cli.scenario_flags import ListFlag, add_scenario_flags, form_from_args
+from roofline.tui.inputs.form import model_kwargs
 from roofline.tui.inputs.registry import INPUTS, flag_for
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
@@ -63,11 +64,6 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
     plan.add_argument("--scenario", metavar="FILE", help="a saved scenario (TOML): its hardware, model, precisions "
                       "and lengths; flags override its values")
     # plan's own flag until the input registry holds it (issue 27): the arrival model of the frontier and targets
-    plan.add_argument("--arrivals", choices=("closed", "poisson"), default="closed",
-                      help="how the frontier's and the targets' requests arrive: closed (default; a fixed number in "
-                      "flight, as vllm bench serve --max-concurrency: requests restart in groups and queue behind "
-                      "their group's prefill) or poisson (an open loop at the rate whose mean concurrency is each "
-                      "point's; M/D/1 queueing for prefill). A --rate is always poisson")
     plan.add_argument("--draft", metavar="MODEL", choices=completion_ids("models"),
                       help="speculative decoding with this draft model (a model preset "
                       "id or config.json); without it, --spec-tokens drafts with one MTP layer of the target")
@@ -301,10 +297,17 @@ def assumptions(options) -> dict[str, str]:
     }
 
 
+def _options(form, **given):
+    """The engine options of the form's inputs (each registry input with a ``ServingOptions.*`` model field, e.g.
+    ``--arrivals``), with ``given`` over them (the per-device price, the speculation)."""
+    from roofline.models.serving import ServingOptions
+
+    return ServingOptions(**(model_kwargs(form, "ServingOptions") | given))
+
+
 def build_plan(args: argparse.Namespace) -> dict[str, Any]:
     """The plan of the flags, as the JSON contract (one device: its fields at the top; several: ``devices``)."""
     from roofline.models.errors import ModelInputError
-    from roofline.models.serving import ServingOptions
     from roofline.tui.cli.scenario_source import scenario_file_form
     from roofline.tui.views.precision_text import scenario_precision_warning
 
@@ -316,8 +319,7 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
         mix = _mix(args, form)
         speculation = _speculation(args)
         scenarios = _scenarios(args, form, ids)
-        plans = [_device_plan(s, mix, ServingOptions(speculation=speculation, price_usd_per_hour=price,
-                                                     arrivals=args.arrivals),
+        plans = [_device_plan(s, mix, _options(form, speculation=speculation, price_usd_per_hour=price),
                               args, itl_s, ttft_s, rate) for s, price in zip(scenarios, prices, strict=True)]
     except ModelInputError as err:
         raise _Usage(f"{flag_for(err.field)}: {err.message}") from None
@@ -334,8 +336,8 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
             "tokens": speculation.tokens, "acceptance": speculation.acceptance,
             "draft": "mtp" if speculation.draft is None else speculation.draft.id,
             "tokens_per_step": speculation.tokens_per_step},
-        "arrivals": arrival_models(ServingOptions(arrivals=args.arrivals)),
-        "assumptions": assumptions(ServingOptions(arrivals=args.arrivals)),
+        "arrivals": arrival_models(_options(form)),
+        "assumptions": assumptions(_options(form)),
     }
     from roofline.tui.cli.plan_disagg import attach_disagg
 
@@ -350,9 +352,11 @@ def run_plan(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(plan, indent=2, allow_nan=False))
         return 0
+    from roofline.tui.cli.terminal_text import without_controls
     from roofline.tui.views.plan_text import render_markdown, render_text
 
-    print(render_markdown(plan) if args.format == "markdown" else render_text(plan), end="")
+    # names come from user files: cleaned where they entered, and again here (issue 30 item 11)
+    print(without_controls(render_markdown(plan) if args.format == "markdown" else render_text(plan)), end="")
     from roofline.tui.views.plan_disagg_text import render_disagg
 
     print(render_disagg(plan, markdown=args.format == "markdown"), end="")

@@ -44,7 +44,7 @@ import json
 import math
 import sys
 
-from roofline.tui.cli.serve_command import build_command, explorer_args_from_namespace
+from roofline.tui.cli.serve_command import DEFAULT_MAX_SESSIONS, build_command, explorer_args_from_namespace
 from roofline.tui.cli.serve_origin import (
     Origin,
     _check_host_port,
@@ -56,10 +56,11 @@ from roofline.tui.cli.serve_origin import (
     public_url,
     refusal,
 )
-from roofline.tui.cli.serve_page import content_security_policy, page_html, websocket_url
+from roofline.tui.cli.serve_page import content_security_policy, full_page_html, page_html, websocket_url
 
 __all__ = [
-    "DEFAULT_HOST", "DEFAULT_PORT", "MAX_COLUMNS", "MAX_ROWS", "NOT_INSTALLED", "QUIT_GRACE_S", "TERM_GRACE_S",
+    "DEFAULT_HOST", "DEFAULT_MAX_SESSIONS", "DEFAULT_PORT", "MAX_COLUMNS", "MAX_ROWS", "NOT_INSTALLED",
+    "QUIT_GRACE_S", "TERM_GRACE_S",
     "TEXTUAL_SERVE_CHECKED", "Origin", "allowed_origins", "build_command", "check_public_url", "clamp_size",
     "content_security_policy", "end_process", "explorer_args_from_namespace", "is_loopback", "page_html",
     "parse_origin", "public_url", "refusal", "relay", "run_serve", "server_class", "websocket_url",
@@ -206,10 +207,19 @@ def server_class():
 
     class RooflineServer(Server):
         def __init__(self, command: str, *, host: str, port: int, title: str, public_url: str,
-                     allowed: frozenset[Origin]) -> None:
+                     allowed: frozenset[Origin], max_sessions: int = DEFAULT_MAX_SESSIONS) -> None:
             super().__init__(command, host=host, port=port, title=title, public_url=public_url)
             self.allowed = allowed
+            self.max_sessions = max_sessions
             self.sessions: set[Session] = set()
+            self.opening = 0  # upgrades accepted whose session is not in ``sessions`` yet
+
+        def _full(self) -> web.Response | None:
+            """HTTP 503 and a page that says so while :attr:`max_sessions` sessions are open, else None."""
+            if len(self.sessions) + self.opening < self.max_sessions:
+                return None
+            return web.Response(status=503, text=full_page_html(title=self.title, max_sessions=self.max_sessions),
+                                content_type="text/html", headers={"Retry-After": "30"})
 
         def _refuse(self, request: web.Request, websocket: bool) -> web.Response | None:
             reason = refusal(host_header=request.headers.get("Host"), origin_header=request.headers.get("Origin"),
@@ -231,6 +241,9 @@ def server_class():
             refused = self._refuse(request, websocket=False)
             if refused is not None:
                 return refused
+            full = self._full()
+            if full is not None:
+                return full
             font_size_px = min(max(_whole_or(request.query.get("fontsize"), 16), 6), 64)
             page = page_html(title=self.title, base_url=self.public_url, font_size_px=font_size_px)
             return web.Response(text=page, content_type="text/html",
@@ -245,9 +258,18 @@ def server_class():
             refused = self._refuse(request, websocket=True)
             if refused is not None:
                 return refused
+            full = self._full()
+            if full is not None:
+                _log(f"refused a websocket from {request.remote}: {self.max_sessions} sessions open "
+                     "(--max-sessions)")
+                return full
             columns, rows = clamp_size(request.query.get("width"), request.query.get("height"))
             websocket = web.WebSocketResponse(heartbeat=15, max_msg_size=1 << 20)
-            await websocket.prepare(request)
+            self.opening += 1  # counted from here: a burst of upgrades cannot pass the cap while prepare() waits
+            try:
+                await websocket.prepare(request)
+            finally:
+                self.opening -= 1
             service = AppService(self.command, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                                  close=websocket.close, download_manager=self.download_manager, debug=self.debug)
             session = Session(websocket, service)
@@ -266,10 +288,12 @@ def server_class():
     return RooflineServer
 
 
-def run_serve(host: str, port: int, explorer_args: list[str], present: bool, public: str | None = None) -> int:
+def run_serve(host: str, port: int, explorer_args: list[str], present: bool, public: str | None = None,
+              max_sessions: int = DEFAULT_MAX_SESSIONS) -> int:
     """Serve the explorer (or the presentation) to browsers until Ctrl+C; returns the exit status.
 
-    ``public`` is ``--public-url``: the address browsers use, when it is not ``http://host:port``.
+    ``public`` is ``--public-url``: the address browsers use, when it is not ``http://host:port``;
+    ``max_sessions`` (``--max-sessions``) caps the sessions open at once.
     Raises ValueError for a bad host, port or public URL, a port that cannot be bound, or a missing
     textual-serve.
     """
@@ -289,7 +313,7 @@ def run_serve(host: str, port: int, explorer_args: list[str], present: bool, pub
     title = "roofline presentation" if present else "roofline explorer"
     # Server's own default public URL is http://{host}:{port}, which is wrong for IPv6 literals and wildcards.
     server = server_cls(command, host=host.strip("[]"), port=port, title=title, public_url=url,
-                        allowed=allowed_origins(host, port, public))
+                        allowed=allowed_origins(host, port, public), max_sessions=max_sessions)
     print(f"roofline serve: open {url}/ in a browser (Ctrl+C stops)", flush=True)
     try:
         server.serve()

@@ -8,6 +8,9 @@ import shlex
 import sys
 from pathlib import Path
 
+# sessions at once (each is an explorer process of about 100 MB): a tab beyond it gets "the server is full"
+DEFAULT_MAX_SESSIONS = 8
+
 
 def build_command(explorer_args: list[str], present: bool) -> str:
     """The shell command textual-serve runs for each browser session.

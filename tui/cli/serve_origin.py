@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import re
 import socket
 from urllib.parse import urlsplit
 
@@ -72,12 +73,32 @@ def check_public_url(url: str) -> str:
 
     textual-serve builds the page's script, font and websocket URLs by appending paths to it, and the page
     asks for downloads at its own origin, so a path prefix would not survive; a proxy must serve at the root.
+    The host is a DNS name (letters, digits, hyphens, dots: RFC 1123), an IPv4 address or a bracketed IPv6
+    address, and nothing else: the URL lands in the page and in the Content-Security-Policy header, where a quote
+    or a space (``http://a"onmouseover="alert(1)``) would be markup or a new directive (issue 30 item 12).
     """
     cleaned = url.strip().rstrip("/") if isinstance(url, str) else ""
-    parts = urlsplit(cleaned)
-    if parse_origin(cleaned) is None or parts.path or parts.query or parts.fragment:
-        raise ValueError(f"--public-url: {url!r} is not http(s)://HOST[:PORT] (no path, query or user)")
+    match = _PUBLIC_URL.fullmatch(cleaned)
+    if match is None or parse_origin(cleaned) is None or not _host_is_name_or_address(match.group("host")):
+        raise ValueError(f"--public-url: {_shown(url if isinstance(url, str) else str(url))} is not "
+                         "http(s)://HOST[:PORT] (a host name or address; no path, query or user)")
     return cleaned
+
+
+_PUBLIC_URL = re.compile(r"(?i:http|https)://(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::[0-9]{1,5})?", re.ASCII)
+_LABEL = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?", re.ASCII)
+
+
+def _host_is_name_or_address(host: str) -> bool:
+    """An RFC 1123 host name (labels of letters, digits and inner hyphens, 63 characters at most, 253 in all), an
+    IPv4 address, or an IPv6 address in brackets."""
+    if host.startswith("["):
+        try:
+            return ipaddress.ip_address(host[1:-1]).version == 6
+        except ValueError:
+            return False
+    name = host[:-1] if host.endswith(".") else host
+    return 0 < len(name) <= 253 and all(_LABEL.fullmatch(label) for label in name.split("."))
 
 
 def allowed_origins(host: str, port: int, public: str | None = None) -> frozenset[Origin]:

@@ -57,6 +57,26 @@ def page_html(*, title: str, base_url: str, font_size_px: int) -> str:
     return _PAGE.substitute({key: html.escape(value) for key, value in values.items()})
 
 
+_FULL = Template("""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>$title: full</title>
+</head>
+<body>
+<h1>$title: the server is full</h1>
+<p>This server runs at most $max_sessions sessions at once (roofline serve --max-sessions), and that many are open.
+Try again when one closes.</p>
+</body>
+</html>
+""")
+
+
+def full_page_html(*, title: str, max_sessions: int) -> str:
+    """The page (HTTP 503) a browser gets while :func:`~.serve.server_class`'s session cap is reached."""
+    return _FULL.substitute(title=html.escape(title), max_sessions=f"{max_sessions:,}")
+
+
 def content_security_policy(base_url: str) -> str:
     """Scripts, styles, fonts and images from ``base_url``'s origin only, the websocket to it, no framing."""
     scheme, host, port = parse_origin(base_url)

@@ -9,6 +9,7 @@ import html
 import re
 from pathlib import Path
 
+from roofline.presets.clean_text import without_controls
 from roofline.presets.deck_file import Deck
 from roofline.presets.loader import PresetCatalog
 from roofline.presets.safe_files import atomic_write_text
@@ -43,8 +44,10 @@ async def _screenshots(deck: Deck, catalog: PresetCatalog, size: tuple[int, int]
 
 
 def _offline(svg: str) -> str:
-    """The SVG without its web-font download (the viewer's local Fira Code or monospace is used)."""
-    return _REMOTE_FONT.sub("", svg)
+    """The SVG without its web-font download (the viewer's local Fira Code or monospace is used), and without
+    control characters: XML 1.0 allows none but tab and newlines, so one left from a deck would make the file
+    not well-formed (the deck was cleaned where it was read; this is the sink's own pass, issue 30 item 11)."""
+    return without_controls(_REMOTE_FONT.sub("", svg).replace("\r\n", "\n"))
 
 
 def screenshots(deck: Deck, catalog: PresetCatalog, size: tuple[int, int]) -> list[str]:
@@ -92,4 +95,5 @@ def html_page(deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog, svgs
 
 def export_html(deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog, target: Path,
                 size: tuple[int, int]) -> Path:
-    return atomic_write_text(target, html_page(deck, slides, catalog, screenshots(deck, catalog, size)))
+    page = html_page(deck, slides, catalog, screenshots(deck, catalog, size))
+    return atomic_write_text(target, without_controls(page))  # no raw control byte in the file (issue 30 item 11)
