@@ -49,8 +49,10 @@ def band_engines(scenario: Scenario) -> tuple[str, ...]:
     Profiles of old releases whose kernels current builds replaced (``superseded = true`` in their files: llama.cpp
     of 2023 and May 2024, TensorRT-LLM 0.5's per-query-head decode attention) are left out: a stack chosen today is
     none of them, so they widen the band only when the scenario names one (with them, an 8B model on an H100 ranged
-    34-162 tok/s)."""
-    ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor) if not e.superseded]
+    34-162 tok/s). So are stacks that run framework modules op by op (``unfused_modules``: transformers in eager
+    PyTorch, several times the fused stacks' kernels): they are in the band when named, and ``unknown`` spans them."""
+    ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor)
+                               if not e.superseded and not e.unfused_modules]
     return tuple(dict.fromkeys(ids))
 
 

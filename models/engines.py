@@ -45,15 +45,9 @@ from dataclasses import dataclass, field
 from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
 from .errors import ModelInputError
 from .hardware import Hardware
+from .kernels import RUNTIME_MODES  # noqa: F401 (the schema's modes, read by presets/)
 
-# Fixed cost per kernel of a graph-captured (or back-to-back async) stream: NVIDIA's "Getting Started with CUDA
-# Graphs" blog measures 3.4-3.8 us per short kernel; 4 us also closes gpt-fast's Llama-2-7B A100 decode
-# (measured-dev GF-01). See estimate.DEFAULT_KERNEL_OVERHEAD_S.
-GRAPH_KERNEL_OVERHEAD_S = 4e-6
-# ROCm stacks mostly run decode eagerly: on an MI308X, PyTorch's small rocBLAS GEMMs are launch-bound at
-# 11.1-11.5 us each in eager mode (pytorch/pytorch#196920, "Every shape here completes in 11-17 us, so all rows
-# are launch-bound"). The lower end, 11 us, per kernel.
-ROCM_EAGER_KERNEL_OVERHEAD_S = 11e-6
+# Per-kernel costs by runtime mode and platform: kernels.LAUNCH_COST_S.
 
 # Weight-only streaming efficiency, gpt-fast's A100 Llama-2-7B (README; measured-dev GF-01..03): effective weight
 # bandwidth 1397 GB/s at bf16, 1069 GB/s at int8 (0.765) and 863 GB/s at int4 (0.617). The only engine factors
@@ -144,11 +138,6 @@ def llamacpp_cublas_prompt_fraction() -> float:
 # The F16 copy: 2 bytes a weight written by the dequantisation kernel and 2 read again by the GEMM.
 DEQUANT_F16_COPY_BYTES_PER_WEIGHT = 4.0
 
-# llama.cpp CUDA builds of late 2023 launched the ggml graph kernel by kernel from the host: CUDA graphs came to
-# llama.cpp in 2024 (ggml-org/llama.cpp#6766). An eager loop whose host cannot stay ahead of the GPU pays the host's
-# dispatch per kernel: NVIDIA's "Getting Started with CUDA Graphs" blog measures 9.6 us per short kernel when each
-# launch waits on the host, against 3.4-3.8 us back to back or in a graph.
-EAGER_HOST_KERNEL_OVERHEAD_S = 9.6e-6
 
 # Current llama.cpp builds: llama-bench's standard test (Llama-2-7B Q4_0, 3.56 GiB, -ngl 99, -fa 0, tg128: 128
 # tokens from an empty context), one GPU, from the backends' public scoreboards: CUDA
@@ -166,11 +155,11 @@ LLAMACPP_TG128: tuple[tuple[str, str, float, float], ...] = (
     ("rtx-6000-ada", "CUDA", 176.07, 1.068),   # commit b8e09f0
     ("rtx-3090-ti", "CUDA", 171.19, 0.996),   # commit 9c35706
     ("rtx-3090", "CUDA", 158.16, 0.968),   # commit c76b420
-    ("rx-7900-xtx", "ROCm", 167.11, 1.012),   # commit 2f0c2db
-    ("m1-max", "Metal", 61.19, 0.816),   # 32-core GPU
-    ("m2-ultra", "Metal", 94.27, 0.629),   # 76-core GPU
-    ("m3-max", "Metal", 66.31, 0.868),   # 40-core GPU
-    ("m4-max", "Metal", 83.06, 0.824),   # 40-core GPU
+    ("rx-7900-xtx", "ROCm", 167.11, 1.004),   # commit 2f0c2db
+    ("m1-max", "Metal", 61.19, 0.844),   # 32-core GPU
+    ("m2-ultra", "Metal", 94.27, 0.662),   # 76-core GPU
+    ("m3-max", "Metal", 66.31, 0.899),   # 40-core GPU
+    ("m4-max", "Metal", 83.06, 0.862),   # 40-core GPU
 )
 
 
@@ -192,7 +181,7 @@ LLAMACPP_TG_HBM: tuple[tuple[str, str, str, float, str, str, float], ...] = (
      "ggml-org/llama.cpp#6763 (April 2024, H100 PCIe, Llama-2-7B Q4_K_M, with CUDA graphs)", 0.499),
     ("a100-pcie-80gb", "CUDA", "fp16", 74.77, "llamacpp-2023-12",
      "ggml-org/llama.cpp#6017 (March 2024, one A100 80GB PCIe, LLaMA 7B F16 tg128)", 0.791),
-    ("mi100", "ROCm", "q4_0", 110.48, "llamacpp-rocm", "discussions #15021, commit 9c35706, tg128", 0.467),
+    ("mi100", "ROCm", "q4_0", 110.48, "llamacpp-rocm", "discussions #15021, commit 9c35706, tg128", 0.465),
 )
 
 
@@ -272,7 +261,11 @@ class Engine:
     # how the stack launches its kernels (kernels.py charges each kernel by it): graph, compiled, eager, host-loop, or
     # unknown (the band spans every mode)
     runtime_mode: str = "graph"
-    kernel_overhead_s: float = GRAPH_KERNEL_OVERHEAD_S
+    # the stack runs framework modules op by op (Hugging Face transformers in eager PyTorch: an RMSNorm is eight
+    # kernels, kernels.UNFUSED_KERNELS) instead of fused custom kernels
+    unfused_modules: bool = False
+    # a measured per-kernel cost of this stack replacing its runtime mode's (kernels.LAUNCH_COST_S); None: the mode's
+    kernel_overhead_s: float | None = None
     kv_reads_per_query_head: bool = False
     decode_gemv_bw_share: float = 1.0
     decode_gemv_bw_share_hbm: float | None = None
@@ -329,7 +322,6 @@ class Engine:
         return family != "native" and family not in self.dequant_efficiency
 
 
-RUNTIME_MODES = ("graph", "compiled", "eager", "host-loop", "unknown")
 DEFAULT_ENGINE = "generic"
 UNKNOWN_ENGINE = "unknown"
 # Without profiles handed in (models used on their own), the default profile alone: every factor at its generic value.

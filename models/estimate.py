@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import engines
+from . import engines, kernels
 from .dtypes import GGUF_INTEGER_FORMATS, WEIGHT_BITS_PER_ELEMENT
 from .engines import DEFAULT_ENGINE, engine_profile
 from .errors import ModelInputError
@@ -55,15 +55,10 @@ EXPECTED_COMPUTE_MEMORY_OVERLAP = 0.0
 # nccl-tests ring all-reduce bus bandwidth on 8x H100 NVLink, about 365-370 of 450 GB/s per
 # direction (NVIDIA/nccl-tests#212).
 DEFAULT_LINK_BW_FRACTION = 0.8
-# Fixed cost per kernel: launch gap plus the ramp-up and tail of a short kernel. NVIDIA's
-# "Getting Started with CUDA Graphs" blog measures 3.4-3.8 us per short kernel in a stream or
-# graph; 4 us also closes the gap between gpt-fast's measured Llama-2-7B decode on A100
-# (104.9 tok/s, measured-dev GF-01) and its weight-streaming time. This is the graph-captured
-# (or back-to-back async stream) rate that vLLM, TensorRT-LLM, SGLang and gpt-fast (torch.compile
-# with CUDA graphs) run decode at; an eager PyTorch loop whose host cannot stay ahead of the GPU
-# pays the host's per-op dispatch cost instead (the same blog: ~9.6 us per kernel with a
-# synchronisation after each launch), so expected is optimistic for such stacks.
-DEFAULT_KERNEL_OVERHEAD_S = 4e-6
+# Fixed cost per kernel: by the engine's runtime mode on the device's platform (kernels.LAUNCH_COST_S, each with its
+# source); the default, graph-captured on CUDA, is 4 us (NVIDIA "Getting Started with CUDA Graphs": 3.4-3.8 us per
+# short kernel; 4 us also closes gpt-fast's Llama-2-7B A100 decode, measured-dev GF-01).
+DEFAULT_KERNEL_OVERHEAD_S = kernels.LAUNCH_COST_S[("graph", "cuda")][0]
 # Small-message all-reduce latency: vLLM/SGLang custom all-reduce on H100 NVLink, 4-12 us at
 # TP2-8 (sgl-project/sglang#2904); NCCL over PCIe on 8x RTX 4090, about 42 us (NVIDIA/nccl#1530).
 DEFAULT_NVLINK_COLLECTIVE_LATENCY_S = 8e-6
@@ -128,6 +123,11 @@ class Ceilings:
     # extra bytes per weight of a GEMM over GGUF weights and more than engines.MMQ_MAX_BATCH_TOKENS tokens: the F16
     # copy the engine dequantises into first (0.0: the kernel reads the quantised weights itself)
     gguf_prompt_copy_bytes_per_weight: float = 0.0
+    # how kernels are launched (kernels.py): the runtime mode ("" under bound: kernel_overhead_s 0, no fixed costs), the
+    # kernel set it launches ("unknown": the geometric middle of the modes), and for "unknown" the largest cost
+    runtime_mode: str = "graph"
+    kernel_set: str = "fused"
+    kernel_overhead_high_s: float = 0.0
     # ``expected`` only: the engine evaluates a prompt in micro-batches of this many tokens (llama.cpp's n_ubatch), so
     # each prefill weight GEMM streams its weights once per micro-batch (:func:`micro_batches`); None: one pass
     prefill_chunk_tokens: int | None = None
@@ -188,6 +188,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
             collective_latency_s=0.0, spec_matmul_flops_per_s=spec_peak,
             spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s, engine=profile.id,
             matmul_flops_per_s_by_dtype={d: peak for d, (_, peak) in peaks.items()},
+            runtime_mode="",
         )
     if estimate != "expected":
         raise ValueError(f"estimate must be one of {ESTIMATES}, not {estimate!r}")
@@ -197,6 +198,7 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
     efficiency = {d: profile.weight_stream_efficiency(d, compute_dtype, hw) for d in WEIGHT_BITS_PER_ELEMENT}
     mem_fraction = hw.achievable_mem_bw_fraction or DEFAULT_MEM_BW_FRACTION
     link_bw, latency_s, link_kind = _expected_link(hw, profile, tp, topology)
+    launch_s, launch_high_s, _ = kernel_launch_cost(hw, profile)
     return Ceilings(
         name="expected", compute_dtype=used_dtype,
         matmul_flops_per_s=spec_peak * matmul_fraction,
@@ -205,7 +207,9 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
         vector_flops_per_s=spec_vector * DEFAULT_MATMUL_FRACTION,
         mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s * mem_fraction,
         link_bw_bytes_per_s=link_bw * DEFAULT_LINK_BW_FRACTION,
-        kernel_overhead_s=profile.kernel_overhead_s,
+        kernel_overhead_s=launch_s, kernel_overhead_high_s=launch_high_s, runtime_mode=profile.runtime_mode,
+        kernel_set="unknown" if profile.runtime_mode == "unknown"
+        else kernels.kernel_set_for(profile.runtime_mode, profile.unfused_modules),
         collective_latency_s=latency_s,
         spec_matmul_flops_per_s=spec_peak, spec_mem_bw_bytes_per_s=hw.mem_bw_bytes_per_s,
         weight_stream_efficiency={d: e for d, e in efficiency.items() if e != 1.0},
@@ -218,6 +222,37 @@ def ceilings(hw: Hardware, compute_dtype: str, estimate: str, *, engine: str = D
                                            else 0.0),
         prefill_chunk_tokens=profile.prefill_chunk_tokens,
     )
+
+
+def kernel_launch_cost(hw: Hardware, profile: engines.Engine) -> tuple[float, float, str]:
+    """(per-kernel cost, the largest one for an unknown stack (else 0), source) of ``profile`` on ``hw``: the profile's
+    own figure where its file gives one, else its runtime mode's on the device's platform (kernels.py)."""
+    if profile.kernel_overhead_s is not None:
+        return profile.kernel_overhead_s, 0.0, f"engine {profile.id}: {profile.sources.get('kernel_overhead_s', '')}"
+    where = kernels.platform(hw)
+    if profile.runtime_mode == "unknown":
+        low, high = kernels.unknown_launch_cost(where)
+        return low, high, (f"runtime mode unknown on {where}: from {low * 1e6:.1f} to {high * 1e6:.1f} us per kernel "
+                           "over the modes (kernels.LAUNCH_COST_S); expected at the geometric middle")
+    cost, source = kernels.launch_cost(profile.runtime_mode, where)
+    return cost, 0.0, f"{profile.runtime_mode} mode on {where}: {source}"
+
+
+def fixed_cost_s(op: Op, c: Ceilings) -> float:
+    """The fixed cost of one occurrence of a non-collective op under ``c`` (kernels.py): none under ``bound`` (no cost
+    per kernel); the
+    per-kernel cost times the kernels the op launches (with sourced minimum run times); for an unknown stack the
+    geometric middle of the fused kernels at the smallest cost and the unfused ones at the largest."""
+    kernel_set = c.kernel_set
+    if c.kernel_overhead_s == 0.0:  # bound (or fixed costs turned off): no kernel pays anything
+        return 0.0
+    if kernel_set == "fused" and op.name not in kernels.MOE_ROUTING_KERNELS:
+        return c.kernel_overhead_s
+    if kernel_set == "unknown":
+        low = kernels.fixed_cost_s(op.name, op.kind, "fused", c.kernel_overhead_s)
+        high = kernels.fixed_cost_s(op.name, op.kind, "unfused", c.kernel_overhead_high_s)
+        return kernels.geometric_middle(low, high)
+    return kernels.fixed_cost_s(op.name, op.kind, kernel_set, c.kernel_overhead_s)
 
 
 def fp16_accumulate_peak(hw: Hardware, profile: engines.Engine, used_dtype: str) -> float | None:
@@ -323,12 +358,14 @@ def expected_assumptions(hw: Hardware, compute_dtype: str, weight_dtypes: tuple[
     custom_latency_s = profile.custom_all_reduce_latency_s
     if custom_latency_s is not None and c.collective_latency_s == custom_latency_s:
         latency_source = f"engine {profile.id} custom all-reduce: {profile.sources['custom_all_reduce_latency_s']}"
-    kernel_source = ("DEFAULT_KERNEL_OVERHEAD_S: CUDA-graph / async-stream rate, NVIDIA 'Getting Started with CUDA "
-                     "Graphs' (3.4-3.8 us per short kernel); eager host-bound loops pay more")
-    if not generic:
-        kernel_source = f"engine {profile.id}: {profile.sources.get('kernel_overhead_s', 'generic')}"
+    _, high_s, launch_source = kernel_launch_cost(hw, profile)
+    kernel_source = (f"engine {profile.id}, runtime mode {profile.runtime_mode}, {c.kernel_set} kernels per op "
+                     f"(kernels.py); {launch_source}")
     rows += [
         Assumption("kernel_overhead_s", c.kernel_overhead_s, "s per kernel", kernel_source),
+        *([Assumption("kernel_overhead_high_s", high_s, "s per kernel",
+                      "runtime mode unknown: the largest per-kernel cost of the modes (kernels.LAUNCH_COST_S)")]
+          if high_s else []),
         Assumption("collective_latency_s", c.collective_latency_s, "s per collective", latency_source),
         Assumption("link_bw_fraction", DEFAULT_LINK_BW_FRACTION, "of spec (one direction)",
                    "DEFAULT_LINK_BW_FRACTION: nccl-tests ring all-reduce bus bandwidth on 8x H100 NVLink "
@@ -450,8 +487,8 @@ def _op_terms(op: Op, c: Ceilings) -> tuple[Number, Number, Number, float, Numbe
         comm_s = op.comm_bytes / c.link_bw_bytes_per_s
         return 0.0, 0.0, comm_s, c.collective_latency_s, comm_s + c.collective_latency_s
     compute_s, memory_s = compute_and_memory_s(op, c)
-    return (compute_s, memory_s, 0.0, c.kernel_overhead_s,
-            overlapped_s(compute_s, memory_s, c.compute_memory_overlap) + c.kernel_overhead_s)
+    fixed_s = fixed_cost_s(op, c)
+    return compute_s, memory_s, 0.0, fixed_s, overlapped_s(compute_s, memory_s, c.compute_memory_overlap) + fixed_s
 
 
 def time_op(op: Op, c: Ceilings) -> OpTiming:

@@ -73,7 +73,8 @@ def decode_gap(scenario: Scenario) -> tuple[float, list[GapTerm], float]:
         elif label == "KV reads per query head":
             target = replace(current, kv_reads_per_query_head=True)
         elif label == "kernel fixed cost":
-            target = replace(current, kernel_overhead_s=expected.kernel_overhead_s)
+            target = replace(current, kernel_overhead_s=expected.kernel_overhead_s, kernel_set=expected.kernel_set,
+                             kernel_overhead_high_s=expected.kernel_overhead_high_s)
         elif label == "collectives":
             target = replace(current, collective_latency_s=expected.collective_latency_s,
                              link_bw_bytes_per_s=expected.link_bw_bytes_per_s)

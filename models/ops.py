@@ -569,6 +569,15 @@ def sizes_for(scenario: Scenario) -> _Sizes:
     )
 
 
+def layer_group_ops(scenario: Scenario, phase: str, group_index: int, *, batch: Number, context: Number = 0.0,
+                    prompt: Number | None = None) -> list[Op]:
+    """The ops of one layer group of the model (``scenario.model.layer_groups[group_index]``), counts over its layers:
+    what kernels.py counts per layer of an architecture kind."""
+    m = scenario.model
+    prompt = scenario.batching.prompt_tokens if prompt is None else prompt
+    return _layer_group_ops(phase, m.layer_groups[group_index], batch, context, prompt, scenario, sizes_for(scenario))
+
+
 def build_ops(scenario: Scenario, phase: str, *, batch: Number, context: Number = 0.0,
               prompt: Number | None = None) -> list[Op]:
     """Every op of one pass, per device.

@@ -154,7 +154,9 @@ def engine_dict(scenario: Scenario) -> dict[str, Any]:
     """The serving engine ``expected`` assumes (engines.py): id, name, whether it is the default, its traits."""
     e = engine_profile(scenario.engine)
     return {"id": e.id, "name": e.name, "default": e.id == DEFAULT_ENGINE, "cuda_graphs": e.cuda_graphs,
-            "kernel_overhead_s": e.kernel_overhead_s, "kv_reads_per_query_head": e.kv_reads_per_query_head,
+            "runtime_mode": e.runtime_mode, "unfused_modules": e.unfused_modules,
+            "kernel_overhead_s": scenario_ceilings(scenario, "expected").kernel_overhead_s,
+            "kv_reads_per_query_head": e.kv_reads_per_query_head,
             "decode_gemv_bw_share": e.decode_gemv_bw_share, "decode_gemv_bw_share_hbm": e.decode_gemv_bw_share_hbm,
             "decode_gemv_bw_share_here": e.gemv_share(scenario.hardware),
             "gemm_fp16_accumulate": e.gemm_fp16_accumulate, "prompt_dequant_to_f16": e.prompt_dequant_to_f16,

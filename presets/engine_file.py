@@ -48,7 +48,7 @@ _NUMBERS: dict[str, tuple[str, float, float, float]] = {
     **{f"dequant_efficiency_{family}": (f"dequant_efficiency.{family}", 1.0, 0.01, 2.0) for family in FORMAT_FAMILIES},
 }
 _WHOLE: dict[str, tuple[str, int, int]] = {"prefill_chunk_tokens": ("prefill_chunk_tokens", 1, 1 << 20)}
-_FLAGS = ("kv_reads_per_query_head", "gemm_fp16_accumulate", "prompt_dequant_to_f16")
+_FLAGS = ("kv_reads_per_query_head", "gemm_fp16_accumulate", "prompt_dequant_to_f16", "unfused_modules")
 FACTORS = (*_NUMBERS, *_WHOLE, *_FLAGS)
 
 

@@ -32,9 +32,10 @@ DEV = Path(__file__).parent.parent / "data" / "measured-dev-validation.csv"
 
 # Regression guard (not a tuning target): the held-out summary when this test was written. In-sample 7.4 % / 17.0 %;
 # held out 9.7 % / 21.9 %: only gpt-fast's weight-only rows move (no other family has int8/int4 rows, so without GF
-# those factors fall back to the prior 1.0).
-HELD_OUT_MEDIAN_ABS_ERROR = 0.098
-HELD_OUT_P80_ABS_ERROR = 0.219
+# those factors fall back to the prior 1.0). With runtime modes (kernels.py: gpt-fast compiled, its residual adds
+# fused) held out 7.4 % / 22.1 %.
+HELD_OUT_MEDIAN_ABS_ERROR = 0.075
+HELD_OUT_P80_ABS_ERROR = 0.221
 
 
 @cache
