@@ -127,5 +127,20 @@ def test_the_scenario_is_built_from_the_records():
 def test_serving_model_fields_fill_the_mix_and_the_options():
     form = ScenarioForm(prefix_tokens=512, prefix_hit_rate=0.5, price_per_device_hour=2.5)
     assert model_kwargs(form, "ServingMix") == {"prefix_tokens": 512, "prefix_hit_rate": 0.5}
-    assert model_kwargs(form, "ServingOptions") == {"price_usd_per_hour": 2.5}
+    assert model_kwargs(form, "ServingOptions") == {"price_usd_per_hour": 2.5, "arrivals": "closed"}
     ServingMix(prompt_tokens=1024, output_tokens=10, **model_kwargs(form, "ServingMix"))  # accepted as given
+
+
+def test_an_input_with_a_serving_options_field_reaches_plan_and_the_explorer(capsys):
+    """--arrivals is one registry record: plan's JSON and the explorer's serving settings both follow it."""
+    import json
+
+    from roofline.tui.views.serving_data import serving_settings
+    from tests.conftest import run_cli
+
+    code, out, err = run_cli(["plan", "--arrivals", "poisson", "--concurrency", "4", "--format", "json"], capsys)
+    assert code == 0, err
+    assert json.loads(out)["arrivals"]["frontier"] == "poisson"
+    form = ScenarioForm(arrivals="poisson", serving=True)
+    scenario = scenario_from(form, load_hardware("h100-sxm"), resolve_model("llama-3.1-8b"))
+    assert serving_settings(form, scenario).options.arrivals == "poisson"

@@ -97,10 +97,11 @@ def input_widget(spec, form: ScenarioForm, catalog: PresetCatalog | None = None)
         if spec.default is None:  # empty (None in the form) is "auto" in the select
             options.insert(0, (spec.widget_text, "auto"))
             value = "auto" if value is None else value
-        return _field(OptionSelect(options, value=value, allow_blank=False, id=spec.name, compact=True))
-    if spec.kind == "bool":
+        row = _field(OptionSelect(options, value=value, allow_blank=False, id=spec.name, compact=True))
+    elif spec.kind == "bool":
         return StateCheckbox(spec.widget_text or spec.label, value=value, id=spec.name, compact=True)
-    row = _number_field(spec.name, value, spec.widget_text, integer=spec.whole)
+    else:
+        row = _number_field(spec.name, value, spec.widget_text, integer=spec.whole)
     if spec.group == "serving":
         row.add_class("serving-field")  # shown while serving mode is on
     return row

@@ -44,6 +44,7 @@ from typing import Any
 from roofline.models.dtypes import ACTIVATION_BITS_PER_ELEMENT, KV_BITS_PER_ELEMENT, WEIGHT_BITS_PER_ELEMENT
 from roofline.models.engines import DEFAULT_ENGINE
 from roofline.models.scenario import Batching, Parallelism
+from roofline.models.serving import ARRIVAL_MODELS
 from roofline.models.topology import TOPOLOGIES
 from roofline.presets.engine_profiles import engine_ids
 
@@ -218,6 +219,12 @@ INPUTS: tuple[ScenarioInput, ...] = (
                   file_key="rate_per_s", model_error_fields=("rate",), metavar="R", widget_text="none",
                   pane="batching", group="serving",
                   help="serving: arrival rate, requests/s (the operating point, and the devices that carry it)"),
+    ScenarioInput(name="arrivals", label="arrivals", kind="dtype", default="closed", flag="--arrivals",
+                  file_key="arrivals", choices=ARRIVAL_MODELS, model_error_fields=("arrivals",), metavar="MODEL",
+                  model_field="ServingOptions.arrivals", pane="batching", group="serving",
+                  help="serving: how requests arrive at a concurrency: closed (that many in flight, as vllm bench "
+                  "serve --max-concurrency) or poisson (an open loop at the rate keeping that many in flight on "
+                  "average; a rate is always Poisson)"),
     # targets: 0.001 ms is below any decode step (a kernel launch alone takes microseconds), so a smaller target
     # is a unit slip; 1e7 ms (2.8 hours) is past any latency anyone targets
     ScenarioInput(name="itl_target_ms", label="ITL target ms", kind="float", unit="ms", default=50.0, low=0.001,

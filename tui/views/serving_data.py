@@ -40,6 +40,7 @@ from roofline.models.serving import (
     kv_cache_plan,
     max_concurrency_for_targets,
 )
+from roofline.tui.inputs.form import model_kwargs
 from roofline.tui.views.chart_series import decade_ticks
 from roofline.tui.views.formatting import duration, gib, si
 
@@ -73,8 +74,8 @@ def serving_settings(form: Any, scenario: Scenario) -> ServingSettings:
         concurrency=form.concurrency, rate_per_s=form.rate_per_s, itl_target_s=form.itl_target_ms / 1e3,
         ttft_target_s=form.ttft_target_ms / 1e3,
         mix=ServingMix(prompt_tokens=b.prompt_tokens, output_tokens=b.output_tokens,
-                       prefix_tokens=form.prefix_tokens, prefix_hit_rate=form.prefix_hit_rate),
-        options=ServingOptions(speculation=spec, price_usd_per_hour=form.price_per_device_hour))
+                       **model_kwargs(form, "ServingMix")),  # prefix tokens and hit rate (the input registry's)
+        options=ServingOptions(**model_kwargs(form, "ServingOptions"), speculation=spec))  # price, arrivals, ...
 
 
 def for_scenario(settings: ServingSettings, scenario: Scenario, *, own_price: bool) -> ServingSettings:
