@@ -90,9 +90,10 @@ def check_disagg_flags(args: argparse.Namespace, usage: type[Exception]) -> None
         raise usage("--disagg: the disaggregated search does not model speculative decoding (drop --spec-tokens)")
 
 
-def _pool_dict(pool) -> dict[str, Any]:
+def _pool_dict(pool, devices_per_node: int) -> dict[str, Any]:
     layout = pool.layout
     out = {"layout": layout.label, "kind": layout.kind, "devices_per_instance": layout.devices,
+           "nodes_per_instance": math.ceil(layout.devices / devices_per_node),
            "attention": layout.attention if layout.kind == "ep" else None,
            "redundant_experts": layout.redundant_experts if layout.kind == "ep" else None,
            "instances": pool.instances, "devices": pool.devices,
@@ -105,15 +106,15 @@ def _pool_dict(pool) -> dict[str, Any]:
     return out
 
 
-def disagg_plan_dict(plan) -> dict[str, Any] | None:
-    """A :class:`DisaggPlan` as JSON."""
+def disagg_plan_dict(plan, devices_per_node: int = 1) -> dict[str, Any] | None:
+    """A :class:`DisaggPlan` as JSON (nodes per instance: ceil(devices / ``devices_per_node``))."""
     if plan is None:
         return None
     t = plan.transfer
     return {"ratio": plan.ratio, "devices": plan.devices, "usd_per_hour": plan.usd_per_hour,
             "usd_per_million_tokens": plan.usd_per_million_tokens, "joules_per_token": plan.joules_per_token,
             "ttft_s": plan.ttft_s, "itl_s": plan.itl_s,
-            "prefill": _pool_dict(plan.prefill), "decode": _pool_dict(plan.decode),
+            "prefill": _pool_dict(plan.prefill, devices_per_node), "decode": _pool_dict(plan.decode, devices_per_node),
             "kv_transfer": {"bytes_per_request": t.bytes_per_request, "paths": t.paths, "link": t.link_kind,
                             "link_bw_unidirectional_bytes_per_s": t.link_bw_unidirectional_bytes_per_s,
                             "time_s": t.time_s}}
@@ -178,7 +179,8 @@ def _device_disagg(args, scenario, mix, price, itl_s, ttft_s, rate) -> dict[str,
     for name in ("expected", "bound"):
         c = compare_with_aggregated(scenario, mix, rate, itl_s=itl_s, ttft_s=ttft_s, estimate_name=name,
                                     options=options, **search)
-        out[name] = {"aggregated": aggregated_dict(c.aggregated), "disaggregated": disagg_plan_dict(c.disaggregated),
+        out[name] = {"aggregated": aggregated_dict(c.aggregated),
+                     "disaggregated": disagg_plan_dict(c.disaggregated, cluster.devices_per_node),
                      "tokens_per_device_ratio": c.tokens_per_device_ratio, "winner": c.winner,
                      "summary": summary(c)}
     return out

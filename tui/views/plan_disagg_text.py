@@ -7,6 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 
+def _n(count: float, word: str) -> str:
+    """``1 device``, ``16 devices``."""
+    return f"{count:,.0f} {word}{'' if round(count) == 1 else 's'}"
+
+
 def _money(value: float | None, unit: str) -> str:
     return "no price" if value is None else f"${value:,.2f}{unit}"
 
@@ -29,12 +34,14 @@ def _cost(entry: dict[str, Any]) -> str:
 def _aggregated_line(a: dict[str, Any] | None) -> str:
     if a is None:
         return "no TP x replicas layout meets the targets"
-    return (f"{a['layout']} x {a['replicas']} replicas = {a['devices']} devices, {_cost(a)}, "
+    return (f"{a['layout']} x {_n(a['replicas'], 'replica')} = {_n(a['devices'], 'device')}, {_cost(a)}, "
             f"{_joules(a['joules_per_token'])}; TTFT {_ms(a['ttft_s'])}, ITL {_ms(a['itl_s'])}")
 
 
 def _pool(p: dict[str, Any]) -> str:
-    return f"{p['instances']} x {p['layout']} ({p['devices']} devices)"
+    nodes = p["nodes_per_instance"]
+    where = f", {_n(nodes, 'node')} each" if nodes > 1 else ""
+    return f"{p['instances']} x {p['layout']} ({_n(p['devices'], 'device')}{where})"
 
 
 def _disaggregated_lines(d: dict[str, Any] | None) -> list[str]:
@@ -42,12 +49,12 @@ def _disaggregated_lines(d: dict[str, Any] | None) -> list[str]:
         return ["no prefill and decode pools meet the targets"]
     p, q, t = d["prefill"], d["decode"], d["kv_transfer"]
     return [
-        f"{d['ratio']}: prefill {_pool(p)}, decode {_pool(q)} = {d['devices']} devices, {_cost(d)}, "
+        f"{d['ratio']}: prefill {_pool(p)}, decode {_pool(q)} = {_n(d['devices'], 'device')}, {_cost(d)}, "
         f"{_joules(d['joules_per_token'])}",
         f"TTFT {_ms(d['ttft_s'])} = queue {_ms(p['queue_s'])} + prefill pass {_ms(p['step_time_s'])} "
         f"+ KV transfer {_ms(t['time_s'])} ({t['bytes_per_request'] / 1e6:,.1f} MB over {t['link']}, "
-        f"{t['paths']} path{'s' if t['paths'] != 1 else ''}); ITL {_ms(d['itl_s'])} "
-        f"({q['requests_per_rank']:,.0f} requests per {'rank' if q['kind'] == 'ep' else 'instance'})",
+        f"{_n(t['paths'], 'path')}); ITL {_ms(d['itl_s'])} "
+        f"({_n(q['requests_per_rank'], 'request')} per {'rank' if q['kind'] == 'ep' else 'instance'})",
     ]
 
 
@@ -66,9 +73,9 @@ def _device_lines(device: dict[str, Any], markdown: bool) -> list[str]:
     lines.append(f"{bullet}disaggregated: {d_lines[0]}")
     lines += [f"{'  ' if markdown else '                 '}{line}" for line in d_lines[1:]]
     lines.append(f"{bullet}expected: {e['summary']}.")
-    b_agg = "-" if b["aggregated"] is None else b["aggregated"]["devices"]
-    b_dis = "-" if b["disaggregated"] is None else b["disaggregated"]["devices"]
-    lines.append(f"{bullet}bound (a ceiling): aggregated {b_agg} devices, disaggregated {b_dis} devices.")
+    b_agg = "no layout" if b["aggregated"] is None else _n(b["aggregated"]["devices"], "device")
+    b_dis = "no layout" if b["disaggregated"] is None else _n(b["disaggregated"]["devices"], "device")
+    lines.append(f"{bullet}bound (a ceiling): aggregated {b_agg}, disaggregated {b_dis}.")
     return lines
 
 
