@@ -127,7 +127,9 @@ def test_the_scenario_is_built_from_the_records():
 def test_serving_model_fields_fill_the_mix_and_the_options():
     form = ScenarioForm(prefix_tokens=512, prefix_hit_rate=0.5, price_per_device_hour=2.5)
     assert model_kwargs(form, "ServingMix") == {"prefix_tokens": 512, "prefix_hit_rate": 0.5}
-    assert model_kwargs(form, "ServingOptions") == {"price_usd_per_hour": 2.5, "arrivals": "closed"}
+    options = model_kwargs(form, "ServingOptions")  # every ServingOptions.* input (a new one adds its key)
+    assert options["price_usd_per_hour"] == 2.5 and options["arrivals"] == "closed"
+    assert set(options) == {i.model_field.split(".")[1] for i in INPUTS if i.model_field.startswith("ServingOptions.")}
     ServingMix(prompt_tokens=1024, output_tokens=10, **model_kwargs(form, "ServingMix"))  # accepted as given
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from roofline.presets.number_text import parse_number_text, shown_text
 from roofline.tui.cli.completion import completion_ids
 from roofline.tui.inputs.form import ScenarioForm
-from roofline.tui.inputs.limits import check_number
+from roofline.tui.inputs.limits import check_number, number_text
 from roofline.tui.inputs.registry import INPUTS, ScenarioInput
 
 
@@ -40,7 +40,7 @@ def _choice_type(spec: ScenarioInput):
     def parse(text: str) -> str:
         value = text.lower()
         if value not in spec.choices:
-            what = "dtype" if spec.name not in ("engine", "topology") else spec.name
+            what = "dtype" if spec.group == "precision" else spec.label
             raise argparse.ArgumentTypeError(f"unknown {what} {text!r} (choose from {', '.join(spec.choices)})")
         return value
 
@@ -80,9 +80,12 @@ def _help(spec: ScenarioInput) -> str:
         return f"{spec.help} ({' '.join(spec.choices)}; default: {default})"
     if spec.kind == "bool":
         return f"{spec.help} (default: {'on' if spec.default else 'off'})"
+    if spec.kind not in ("int", "float"):
+        return f"{spec.help} (default: {spec.default})"
+    span = f"{number_text(spec.low)} to {number_text(spec.high)}"  # the range every command checks
     if spec.optional:
-        return f"{spec.help} (default: {spec.empty_means})"
-    return f"{spec.help} (default: {spec.default})"
+        return f"{spec.help} ({span}; default: {spec.empty_means})"
+    return f"{spec.help} ({span}; default: {number_text(spec.default)})"
 
 
 def add_scenario_flags(group, *, only: tuple[str, ...] | None = None, dest_prefix: str = "",

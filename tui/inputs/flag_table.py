@@ -10,19 +10,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from roofline.tui.inputs.limits import number_text
 from roofline.tui.inputs.registry import INPUTS, ScenarioInput
 
 BEGIN = "<!-- flags: generated from tui/inputs/registry.py (python -m roofline.tui.inputs.flag_table --write README.md)"
 BEGIN_LINE = BEGIN + "; tests/inputs/test_flag_table.py checks it -->"
 END = "<!-- /flags -->"
 HEADER = ("| flag | default | meaning |", "| --- | --- | --- |")
-
-
-def number_text(value: float) -> str:
-    """1,048,576 and 0.001 as a person writes them (whole numbers in full, others to 6 figures)."""
-    if value == int(value) and abs(value) < 1e18:
-        return f"{int(value):,}"
-    return f"{value:,.6g}"
 
 
 def _cell(text: str) -> str:

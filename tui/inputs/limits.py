@@ -15,7 +15,7 @@ FIELD_LIMITS: dict[str, tuple[float, float, bool]] = {i.name: (i.low, i.high, i.
 MAX_INPUT_CHARS = 16
 
 
-def _number_text(value: float) -> str:
+def number_text(value: float) -> str:
     """1,048,576 rather than 1.04858e+06: whole numbers in full with thousands separators, others to 6 figures."""
     if value == int(value) and abs(value) < 1e18:
         return f"{int(value):,}"
@@ -30,7 +30,7 @@ def check_number(field: str, value: float) -> float | int:
     if whole and value != int(value):
         raise ValueError(f"must be a whole number, got {value!r}")
     if not low <= value <= high:
-        raise ValueError(f"must be between {_number_text(low)} and {_number_text(high)}, got {_number_text(value)}")
+        raise ValueError(f"must be between {number_text(low)} and {number_text(high)}, got {number_text(value)}")
     return int(value) if whole else float(value)
 
 
