@@ -109,14 +109,6 @@ def user_path(text: str | os.PathLike[str], *, what: str = "file") -> Path:
     return path
 
 
-def is_regular_file(path: Path) -> bool:
-    """True for a regular file (or a link to one); False for anything else, including paths the OS refuses."""
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
 def is_folder(path: Path) -> bool:
     """True for a folder (or a link to one); False otherwise, including paths the OS refuses."""
     try:

@@ -10,20 +10,23 @@ from pathlib import Path
 
 from roofline.tui.app import RooflineApp
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.views.registry import VIEWS
 
 HERE = Path(__file__).resolve().parent
 SIZE = (140, 44)
-SHOTS = [
-    ("roofline", "1", ScenarioForm(batch=8)),
-    ("batch-sweep", "a2", ScenarioForm(batch=8)),  # achievable ceilings: expected with its band
-    ("context-sweep", "3", ScenarioForm(batch=8)),
-    ("memory", "4", ScenarioForm(hardware_id="h100-sxm", model_ref="llama-3.1-70b", tp=2, batch=32)),
-    ("ops", "5", ScenarioForm(batch=8)),
-    ("compare", "6", ScenarioForm(model_ref="llama-3.1-70b", tp=2, batch=16, price_per_device_hour=2.5)),
-    ("history", "7", ScenarioForm(hardware_id="h200")),
-    ("serving", "8", ScenarioForm(model_ref="llama-3.1-70b", tp=4, serving=True, concurrency=32, prompt_tokens=2048,
-                                  output_tokens=300)),
-]
+# one shot per view of the registry (tui/views/registry.py): (file name, the keys pressed first, the scenario)
+SHOT_OF_VIEW = {
+    "roofline": ("roofline", "", ScenarioForm(batch=8)),
+    "batch": ("batch-sweep", "a", ScenarioForm(batch=8)),  # achievable ceilings: expected with its band
+    "context": ("context-sweep", "", ScenarioForm(batch=8)),
+    "memory": ("memory", "", ScenarioForm(hardware_id="h100-sxm", model_ref="llama-3.1-70b", tp=2, batch=32)),
+    "ops": ("ops", "", ScenarioForm(batch=8)),
+    "compare": ("compare", "", ScenarioForm(model_ref="llama-3.1-70b", tp=2, batch=16, price_per_device_hour=2.5)),
+    "history": ("history", "", ScenarioForm(hardware_id="h200")),
+    "serving": ("serving", "", ScenarioForm(model_ref="llama-3.1-70b", tp=4, serving=True, concurrency=32,
+                                            prompt_tokens=2048, output_tokens=300)),
+}
+SHOTS = [(name, before + view.key, form) for view in VIEWS for name, before, form in [SHOT_OF_VIEW[view.id]]]
 TALK_SIZE = (100, 30)  # a projector-friendly size
 TALK_SLIDE = 6  # "What batching does not buy": big numbers and a chart
 

@@ -16,9 +16,10 @@ from textual.screen import Screen
 
 from roofline.presets import load_catalog
 from roofline.presets.loader import PresetCatalog
-from roofline.tui.explorer.actions import bindings
+from roofline.tui.actions import bindings
 from roofline.tui.explorer.screen import ExplorerScreen
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.messages import BackToSlides, OpenExplorer
 from roofline.tui.perf import switch
 
 
@@ -85,7 +86,7 @@ class RooflineApp(App):
             else:
                 self.notify(f"preferences: unknown theme {prefs.theme[:40]!r}", severity="warning", markup=False)
         if prefs.keys:
-            self.set_keymap(prefs.keys)  # binding ids (tui/explorer/actions.py) -> keys
+            self.set_keymap(prefs.keys)  # binding ids (tui/actions.py) -> keys
         # remember themes the user picks, not the ones Textual sets itself (NO_COLOR switches to an ANSI theme at
         # start-up): listen only once the first frame is up, and never under NO_COLOR
         if not os.environ.get("NO_COLOR"):
@@ -118,12 +119,12 @@ class RooflineApp(App):
         self._explorer.apply_layout_class(event.size.width, event.size.height)
 
     # ---- talk mode -------------------------------------------------------------------------------
-    def open_explorer_from_slide(self, form: ScenarioForm) -> None:
-        self._explorer.show_form(form)
+    def on_open_explorer(self, message: OpenExplorer) -> None:
+        self._explorer.show_form(message.form)
         self.pop_screen()
         self.notify("explorer on this slide's scenario; Esc returns to the slides")
 
-    def back_to_slides(self) -> None:
+    def on_back_to_slides(self, message: BackToSlides) -> None:
         if self.present_screen is not None and self.screen is not self.present_screen:
             self.push_screen(self.present_screen)
 

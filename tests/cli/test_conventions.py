@@ -221,8 +221,6 @@ LIBRARY_PRIVATE_NAMES = {
     ("tui/cli/serve.py", "_process"): "textual-serve's AppService keeps the session's process only there; pinned by "
     "tests/cli/test_serve_security.py::test_textual_serve_is_the_release_whose_private_name_is_used",
     ("tui/probe/measure_gpu.py", "_scaled_mm"): "torch has no public FP8 GEMM; probed with hasattr, skipped without",
-    ("tui/explorer/charts.py", "_get_plotext_theme_name"): "textual-plotext's theme mapping (issue 26 names it; the "
-    "explorer's to move behind tui/perf/)",
 }
 
 

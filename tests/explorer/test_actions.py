@@ -3,8 +3,8 @@
 import re
 from pathlib import Path
 
+from roofline.tui.actions import ACTIONS, bindings, key_table_rows
 from roofline.tui.app import RooflineApp
-from roofline.tui.explorer.actions import ACTIONS, bindings, key_table_rows
 from roofline.tui.explorer.dialogs import HELP_MARKDOWN
 from roofline.tui.explorer.screen import ExplorerScreen
 
@@ -27,7 +27,22 @@ def test_help_screen_lists_every_key():
 
 
 def test_bindings_come_from_the_action_list():
-    ids = {b.id for b in ExplorerScreen.BINDINGS} | {b.id for b in RooflineApp.BINDINGS}
+    from roofline.tui.talk.presenter import PresenterScreen
+    from roofline.tui.talk.screen import PresentScreen
+
+    ids = {b.id for screen in (ExplorerScreen, RooflineApp, PresentScreen, PresenterScreen) for b in screen.BINDINGS}
     assert ids == {a.id for a in ACTIONS}
     assert [b.key for b in bindings("app")] == [a.keys for a in ACTIONS if a.screen == "app"]
     assert len({a.id for a in ACTIONS}) == len(ACTIONS)  # ids are unique (user key overrides use them)
+
+
+def test_talk_keys_come_from_the_action_list_and_its_help_lists_them():
+    """The slide screen binds the deck keys, its own and the explorer's batch and prompt keys; its ? panel lists
+    each of them."""
+    from roofline.tui.actions import talk_help_rows
+    from roofline.tui.talk.screen import PRESENT_HELP, PresentScreen
+
+    bound = {b.id for b in PresentScreen.BINDINGS}
+    assert {"batch.double", "prompt.halve", "deck.next", "talk.explore", "talk.restore"} <= bound
+    for keys, does in talk_help_rows():
+        assert f"  {keys:<25}{does}" in PRESENT_HELP

@@ -435,7 +435,7 @@ async def test_the_headline_refreshes_once_for_all_four_numbers(monkeypatch):
 
 
 def test_relative_change_reads_as_a_percentage_then_as_a_ratio():
-    from roofline.tui.explorer.view_drawing import relative_change
+    from roofline.tui.views.formatting import relative_change
 
     assert relative_change(150.0, 100.0) == "+50%"
     assert relative_change(50.0, 100.0) == "-50%"

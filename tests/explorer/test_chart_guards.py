@@ -5,8 +5,9 @@ import pytest
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
-from roofline.tui.explorer.charts import MIN_CHART_HEIGHT, MIN_CHART_WIDTH, BatchSweepChart, RooflineChart
+from roofline.tui.explorer.charts import BatchSweepChart, RooflineChart
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.views.plot_layout import MIN_CHART_HEIGHT, MIN_CHART_WIDTH
 
 CATALOG = load_catalog()
 

@@ -10,8 +10,9 @@ from hypothesis import strategies as st
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
-from roofline.tui.explorer.charts import BatchSweepChart, ContextSweepChart, RooflineChart, even_decades
+from roofline.tui.explorer.charts import BatchSweepChart, ContextSweepChart, RooflineChart
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.views.plot_layout import even_decades
 
 CATALOG = load_catalog(user_dir=None)
 LEGEND = ("achievable roof", "spec roof (in use)", "prefill ops", "decode ops", "decode step")

@@ -7,7 +7,9 @@ from textual.widgets import Checkbox, DataTable
 
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
+from roofline.tui.explorer.compare_view import CompareView
 from roofline.tui.inputs.form import ScenarioForm
+from roofline.tui.messages import SortChanged
 from roofline.tui.views.compare_data import COLUMNS, PRICE_CAPTION
 from roofline.tui.views.serving_data import COMPARE_COLUMNS as SERVING_COLUMNS
 
@@ -101,7 +103,9 @@ async def test_serving_columns_stay_aligned_and_sort():
         labels = [str(c.label) for c in table.columns.values()]
         assert labels == [c.label for c in COLUMNS] + list(SERVING_COLUMNS)
         assert all(len(table.get_row_at(y)) == len(labels) for y in range(table.row_count))
-        app.explorer._sort_compare(f"serving {SERVING_COLUMNS[0]}", True)  # users/device at the targets
+        # users/device at the targets, largest first: as a header click on that column sends it
+        app.query_one(CompareView).post_message(SortChanged((f"serving {SERVING_COLUMNS[0]}", True)))
+        await pilot.pause()
         await pilot.pause()
         users = [v for v in _column(table, SERVING_COLUMNS[0]) if v != "-"]
         assert [float(v.replace(",", "")) for v in users] == sorted((float(v.replace(",", "")) for v in users),

@@ -12,7 +12,7 @@ from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
 from roofline.tui.explorer.charts import MemoryChart
 from roofline.tui.inputs.form import ScenarioForm, build_scenario
-from roofline.tui.views.chart_data import GIB, chart_args, memory_by_batch
+from roofline.tui.views.chart_data import GIB, memory_by_batch
 from roofline.tui.views.results import compute_results
 
 CATALOG = load_catalog(user_dir=None)
@@ -45,7 +45,7 @@ def test_the_curve_crosses_the_capacity_at_the_largest_batch_that_fits(form):
 
 def test_a_model_that_does_not_fit_offers_the_tp_that_does():
     # Llama 3.1 70B bf16: 131.4 GiB of weights on an 80 GiB H100 -> two devices (65.7 GiB each) fit
-    data = chart_args("memory", compute_results(build_scenario(ScenarioForm(model_ref="llama-3.1-70b"), CATALOG)))[0]
+    data = memory_by_batch(compute_results(build_scenario(ScenarioForm(model_ref="llama-3.1-70b"), CATALOG)))
     assert data.max_batch == 0 and data.fits_at_tp == 2
 
 

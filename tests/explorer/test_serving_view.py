@@ -8,8 +8,8 @@ from textual.widgets import Checkbox, DataTable, Input
 from roofline.models.serving import frontier, max_concurrency_for_targets
 from roofline.presets import load_catalog
 from roofline.tui.app import RooflineApp
+from roofline.tui.explorer.charts import ServingChart
 from roofline.tui.explorer.headline import Headline
-from roofline.tui.explorer.serving_view import ServingChart
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.views.serving_data import COMPARE_COLUMNS, serving_settings
 

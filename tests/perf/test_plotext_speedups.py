@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 from plotext import _matrix, _utility
 
 from roofline.tui.app import RooflineApp
-from roofline.tui.explorer.charts import _Chart
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.perf import plotext_speedups
+from roofline.tui.widgets.plot import PlotWidget
 
 
 @pytest.fixture(autouse=True)
@@ -271,7 +271,7 @@ async def test_every_chart_builds_the_same_with_and_without_them():
             for keys in ("+", "+ +", "]", "p -", "-"):
                 await pilot.press(*keys.split())
                 await pilot.pause()
-                for chart in app.query(_Chart):
+                for chart in app.query(PlotWidget):
                     if not chart.display or not chart.size.width or chart._last is None:
                         continue
                     width, height = chart.size

@@ -13,7 +13,7 @@ from roofline.models.band import band_engines, band_scenarios, expected_band
 from roofline.models.inference import estimate
 from roofline.presets import load_catalog
 from roofline.tui.inputs.form import ScenarioForm, build_scenario
-from roofline.tui.views.chart_data import chart_args
+from roofline.tui.views.chart_data import batch_args, context_args
 from roofline.tui.views.results import compute_results
 
 CATALOG = load_catalog(user_dir=None)
@@ -96,12 +96,12 @@ def test_the_context_band_at_one_context_is_band_py_figure():
 def test_the_band_is_computed_only_when_an_achievable_chart_asks_and_spec_mode_has_none():
     r = _results(FORMS[0])
     assert not any("band" in key[0] for key in r._sweeps)  # not at start-up
-    spec_batch, spec_context = chart_args("batch", r, False), chart_args("context", r, False)
+    spec_batch, spec_context = batch_args(r, False), context_args(r, False)
     assert len(spec_batch) == 4 and len(spec_context) == 5  # bound: no band argument
     assert not any("band" in key[0] for key in r._sweeps)
-    assert chart_args("batch", r, True)[-1] is r.batch_band()  # computed once, then cached
+    assert batch_args(r, True)[-1] is r.batch_band()  # computed once, then cached
     assert ("context band",) not in r._sweeps  # each view's band on its own
-    assert chart_args("context", r, True)[-1] is r.context_band()
+    assert context_args(r, True)[-1] is r.context_band()
 
 
 def test_a_batch_change_keeps_the_batch_band_and_a_prompt_change_does_not():

@@ -4,6 +4,7 @@ presenter's screen for a second terminal, or the talk exported (a handout, SVGs,
 from __future__ import annotations
 
 import re
+import sys
 from argparse import Namespace
 from pathlib import Path
 
@@ -104,14 +105,17 @@ def _export(args: Namespace, deck: Deck, slides: list[BuiltSlide], catalog) -> i
 
 
 def run_present(args: Namespace) -> int:
-    from roofline.tui.talk.sync import TalkLink, default_state_path, live_state
-
-    state_path = default_state_path()
     deck_text = args.deck
-    if args.presenter and not deck_text:  # the running talk's deck, else the built-in one
-        running = live_state(state_path)
-        deck_text = running.deck if running is not None and running.deck else None
-    deck = load_deck(deck_text)
+    link_first = not args.export and args.presenter and not deck_text  # the deck is the running talk's
+    if link_first:
+        _need_terminal()
+        folder, chosen, link_problem = _find_link(args)
+        if chosen is not None:
+            from roofline.tui.talk.sync import read_state
+
+            running = read_state(chosen)
+            deck_text = running.deck if running is not None and running.deck else None
+    deck = load_deck(deck_text)  # a bad deck is reported before anything else
     catalog = load_catalog()
     try:
         slides = check_deck(deck, catalog)
@@ -119,10 +123,16 @@ def run_present(args: Namespace) -> int:
         raise ValueError(f"{deck.path}: {err}") from None
     if args.export:
         return _export(args, deck, slides, catalog)
-    if not has_terminal():  # nothing to draw on: one line now, not escape codes until killed (issue 30 item 18)
-        raise ValueError("the talk needs a terminal (stdin and stdout); without one use 'roofline present --export "
-                         "markdown' (or 'svg DIR', 'html FILE')")
-    link = TalkLink(state_path, deck_identity(deck))
+    if not link_first:
+        _need_terminal()
+        folder, chosen, link_problem = _find_link(args)
+    from roofline.tui.talk.sync import TalkLink, talk_state_path
+
+    link = None
+    if folder is not None:
+        link = TalkLink(chosen or talk_state_path(folder), deck_identity(deck))
+    else:  # the talk works alone; the footer says "alone (no link)"
+        print(f"roofline present: warning: {link_problem}; the screens are not linked", file=sys.stderr)
     if args.presenter:
         from roofline.tui.talk.presenter import PresenterApp
 
@@ -132,3 +142,28 @@ def run_present(args: Namespace) -> int:
 
     RooflineApp(slides[0].form, catalog=catalog, deck=deck, talk_link=link).run()
     return 0
+
+
+def _need_terminal() -> None:
+    """Nothing to draw on: one line now, not escape codes until killed (issue 30 item 18)."""
+    if not has_terminal():
+        raise ValueError("the talk needs a terminal (stdin and stdout); without one use 'roofline present --export "
+                         "markdown' (or 'svg DIR', 'html FILE')")
+
+
+def _find_link(args: Namespace) -> tuple[Path | None, Path | None, str | None]:
+    """(the checked talk folder or None, the running talk the presenter joins or None, why there is no folder).
+
+    The audience screen always starts its own talk (its own state file); the presenter joins the running talk
+    of its deck (of any deck when none is given), asking on the terminal when there are several."""
+    from roofline.tui.talk.sync import TalkFolderError, choose_talk, running_talks, talk_folder
+
+    try:
+        folder = talk_folder()
+    except TalkFolderError as err:
+        return None, None, str(err)
+    if not args.presenter:
+        return folder, None, None
+    wanted = deck_identity(load_deck(args.deck)) if args.deck else None
+    ask = input if sys.stdin.isatty() else None
+    return folder, choose_talk(running_talks(folder, wanted), ask, out=lambda line: print(line, file=sys.stderr)), None

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Markdown, Static
 
-from roofline.tui.explorer.actions import key_table_rows
+from roofline.tui.actions import key_table_rows
 
 
 def _keys_markdown() -> str:
@@ -46,6 +46,14 @@ class GapScreen(ModalScreen[None]):
     def __init__(self, lines: list[str]) -> None:
         super().__init__()
         self._lines = lines
+
+    @classmethod
+    def of_scenario(cls, scenario) -> GapScreen:
+        """The decode gap term by term, then expected's assumptions (the same text as ``roofline report``)."""
+        from roofline.models.report import decode_gap_dict, expected_assumption_rows
+        from roofline.tui.views.report_text import assumption_lines, gap_lines
+
+        return cls([*gap_lines(decode_gap_dict(scenario)), "", *assumption_lines(expected_assumption_rows(scenario))])
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(classes="dialog"):  # Static, not Label: long source lines wrap instead of running off

@@ -50,3 +50,36 @@ class FieldProblems:
         latest = next(reversed(self.invalid.values()))
         more = len(self.invalid) - 1
         return latest + (f"; {more} more field{'s' if more > 1 else ''} to fix" if more else "")
+
+
+class StatusLines:
+    """The status line over the views and its twin beside the inputs (narrow terminals), and the fields' invalid
+    marks, kept with :class:`FieldProblems`."""
+
+    def __init__(self, problems: FieldProblems, inputs, status) -> None:
+        self.problems, self.inputs, self.status = problems, inputs, status
+
+    def refuse(self, field: str, message: str, *, typed: bool, last_good) -> None:
+        self.problems.mark(field, message, typed=typed, last_good=last_good)
+        self.inputs.set_invalid(field, True)
+        self.show()
+
+    def accepted(self, field: str) -> None:
+        if self.problems.clear(field):
+            self.show()
+
+    def settle(self, fields) -> None:
+        """The model took values it had refused: their marks go."""
+        for field in fields:
+            self.inputs.set_invalid(field, False)
+            self.problems.clear(field)
+        self.show()
+
+    def show(self, text: str | None = None) -> None:
+        """``text``, else the latest field problem (and how many more), else nothing."""
+        from roofline.tui.explorer.quiet_update import set_text
+
+        text = text if text is not None else self.problems.message()
+        set_text(self.status, text)
+        set_text(self.inputs.status, text)
+        self.inputs.status.set_class(not text, "-empty")  # no blank row above the inputs

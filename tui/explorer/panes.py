@@ -3,13 +3,10 @@ the app listens to their Input/Select/Switch messages ("attributes down, message
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
-from textual.message import Message
 from textual.reactive import Reactive
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
@@ -142,21 +139,6 @@ class BatchingPane(Vertical):
     def compose(self) -> ComposeResult:
         for spec in inputs_for_pane("batching"):
             yield input_widget(spec, self._form)
-
-
-class ViewBody(Vertical):
-    """The contents of a view's tab; says when it is mounted (views can be mounted lazily)."""
-
-    @dataclass
-    class Ready(Message):
-        view: str
-
-    def __init__(self, view: str) -> None:
-        super().__init__(id=f"{view}-body", classes="view-body")
-        self.view = view
-
-    def on_mount(self) -> None:
-        self.post_message(self.Ready(self.view))
 
 
 class OptionSelect(Select):

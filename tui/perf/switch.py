@@ -101,11 +101,16 @@ def reset_plot(plt) -> None:
         plt.clear_figure()
 
 
-def plot_rows(plt, width: int, height: int, theme_name: str, previous, *, light: bool, console, public):
+def plot_rows(plt, width: int, height: int, widget, previous, *, light: bool, console, public):
     """(cells, rows of segments) of a plotext figure at a size: plotext 5's private build steps when verified, else
-    ``public()`` (the widget's own textual-plotext render) decoded: see :mod:`roofline.tui.perf.plotext_rows`."""
+    ``public()`` (the widget's own textual-plotext render) decoded: see :mod:`roofline.tui.perf.plotext_rows`.
+
+    The fast path sets the plotext theme that textual-plotext registered for the app's theme itself; textual-plotext
+    names it only through a private method (``_get_plotext_theme_name``, checked by tests/perf against its
+    ``textual-auto-<theme>`` form for the verified version)."""
     from roofline.tui.perf import plotext_rows
 
     if plotext_speedups():
+        theme_name = widget._get_plotext_theme_name(widget.app.theme)
         return plotext_rows.fast_rows(plt, width, height, theme_name, previous, light)
     return plotext_rows.public_rows(public(), height, console)

@@ -7,10 +7,10 @@ import time
 from collections.abc import Callable
 
 from textual import events
-from textual.binding import Binding
 from textual.screen import Screen
 
 from roofline.presets.deck_file import Deck
+from roofline.tui.actions import bindings
 from roofline.tui.talk.styles import TALK_CSS
 from roofline.tui.talk.sync import TalkLink, TalkState
 
@@ -18,14 +18,7 @@ MIN_COLUMNS, MIN_ROWS = 80, 24  # below this the stage says "enlarge the termina
 COMPACT_COLUMNS, COMPACT_ROWS = 100, 30  # below this: plain titles, numbers on one row
 TICK_S = 0.25  # the clock and the link are looked at four times a second
 
-NAVIGATION = [
-    Binding("space,right,pagedown", "move(1)", "next", show=False),
-    Binding("left,pageup", "move(-1)", "back", show=False),
-    Binding("home", "go_to(1)", "first", show=False),
-    Binding("end", "go_to(-1)", "last", show=False),
-    Binding("enter", "jump", "jump", show=False),
-    *[Binding(str(d), f"digit('{d}')", show=False) for d in range(10)],
-]
+NAVIGATION = bindings("deck")  # next, back, first, last, a slide number and Enter (tui/actions.py)
 
 
 def clock_text(seconds: float) -> str:

@@ -67,8 +67,3 @@ def big_title(text: str, width_columns: int, max_lines: int) -> list[str] | None
             rows.append("")
         rows += big_line(line)
     return rows
-
-
-def big_title_rows(lines: int) -> int:
-    """Rows that ``lines`` big lines take (three each, one blank between)."""
-    return lines * ROWS + max(0, lines - 1)

@@ -10,10 +10,10 @@ from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.file_values import file_key, form_from_file_values
 from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
 from roofline.tui.inputs.limits import FIELD_LIMITS
-from roofline.tui.views.chart_data import compare_lines, history_for, ops_table_lines
-from roofline.tui.views.history_charts import callout_lines
+from roofline.tui.views.registry import BY_ID
 from roofline.tui.views.results import ExplorerResults, compute_results
-from roofline.tui.views.slide_claims import bandwidth_compare_lines, slide_value
+from roofline.tui.views.slide_claims import slide_value
+from roofline.tui.views.state import ExplorerState
 
 
 class DeckError(ValueError):
@@ -44,21 +44,19 @@ def check_deck(deck: Deck, catalog: PresetCatalog) -> list[BuiltSlide]:
     return [build_slide(slide, catalog) for slide in deck.slides]
 
 
+def slide_state(built: BuiltSlide, catalog: PresetCatalog) -> ExplorerState:
+    """What a slide's view draws from: its scenario under the spec ceilings, its compare list."""
+    return ExplorerState(form=built.form, results=built.results, catalog=catalog,
+                         compare_ids=tuple(built.slide.compare))
+
+
 def slide_view_text(built: BuiltSlide, catalog: PresetCatalog) -> list[str]:
-    """Views drawn as text (ops, compare) or the history callout; empty for chart-only views."""
-    view, r = built.slide.view, built.results
-    if view == "ops":
-        return ops_table_lines(r)
-    if view == "compare":
-        if "mem_bw_tb_per_s" in built.slide.numbers:  # the slide is about bandwidth: the table sorted by it
-            return bandwidth_compare_lines(catalog, r, list(built.slide.compare))
-        return compare_lines(catalog, r, list(built.slide.compare))
-    if view == "history":
-        data = history_for(catalog, r)
-        return callout_lines(data)[:2] if data else []
-    return []
-
-
+    """The lines a view shows on a slide as text (ops, compare) or under its chart (the history callout); empty for
+    chart-only views (the view registry says which)."""
+    view = BY_ID.get(built.slide.view)
+    if view is None or view.slide_text is None:
+        return []
+    return view.slide_text(slide_state(built, catalog), built.slide)
 
 
 def slide_numbers(built: BuiltSlide, catalog: PresetCatalog) -> list[tuple[str, str]]:

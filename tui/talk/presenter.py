@@ -9,17 +9,17 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits, Label, Static
 
 from roofline.presets.deck_file import Deck
+from roofline.tui.actions import bindings
 from roofline.tui.talk.base import NAVIGATION, TalkScreen, clock_text
 from roofline.tui.talk.sync import TalkLink
 
 
 class PresenterScreen(TalkScreen):
-    BINDINGS = [*NAVIGATION, Binding("q", "app.quit", "quit")]
+    BINDINGS = [*NAVIGATION, *bindings("presenter")]
 
     def __init__(self, deck: Deck, link: TalkLink | None = None, clock=None) -> None:
         super().__init__(deck, len(deck.slides), link=link, clock=clock, id="presenter-screen")

@@ -13,14 +13,13 @@ import re
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Digits, Label, Static
 
 from roofline.presets.deck_file import Deck
 from roofline.presets.loader import PresetCatalog
-from roofline.tui.explorer.actions import ACTIONS
-from roofline.tui.explorer.chart_types import CHART_TYPES, chart_show_args
+from roofline.tui.actions import bindings, talk_help_rows
+from roofline.tui.messages import OpenExplorer
 from roofline.tui.talk.base import NAVIGATION, TalkScreen, clock_text
 from roofline.tui.talk.bigtext import big_title
 from roofline.tui.talk.deck import (
@@ -30,29 +29,17 @@ from roofline.tui.talk.deck import (
     next_device,
     rebuild_slide,
     slide_numbers,
+    slide_state,
     slide_view_text,
     turned,
 )
 from roofline.tui.talk.sync import TalkLink
-
-KNOB_ACTIONS = ("batch.double", "batch.halve", "prompt.double", "prompt.halve")  # the explorer's own keys
+from roofline.tui.views.registry import CHART_VIEWS
+from roofline.tui.widgets.plot import PlotWidget
 
 _DIGITS_ONLY = re.compile(r"[0-9][0-9.,]*")
-PRESENT_HELP = (
-    "talk mode keys\n"
-    "  space  right  PageDown   next slide\n"
-    "  left  PageUp             back\n"
-    "  Home  End                first, last\n"
-    "  3 Enter                  jump to slide 3\n"
-    "  + -                      batch x2, /2 on this slide\n"
-    "  ] [                      prompt x2, /2 on this slide\n"
-    "  d D                      next / previous device on this slide\n"
-    "  r                        restore the slide's scenario\n"
-    "  e                        explorer on this slide (Esc back)\n"
-    "  n  t                     notes, time on this screen\n"
-    "  ? or Esc                 close this help      q quit\n"
-    "presenter's screen: roofline present --presenter (another terminal)"
-)
+PRESENT_HELP = "\n".join(["talk mode keys", *(f"  {keys:<25}{does}" for keys, does in talk_help_rows()),
+                          "presenter's screen: roofline present --presenter (another terminal)"])
 
 
 def big_title_lines(width: int, height: int) -> int:
@@ -66,19 +53,7 @@ def big_title_lines(width: int, height: int) -> int:
 class PresentScreen(TalkScreen):
     """One slide at a time: big title, up to five lines, big numbers, the chart; live knobs."""
 
-    BINDINGS = [
-        *NAVIGATION,
-        *[a.binding() for a in ACTIONS if a.id in KNOB_ACTIONS],
-        Binding("r", "restore", "restore", show=False),
-        Binding("d", "cycle_device(1)", "device", show=False),
-        Binding("D", "cycle_device(-1)", "device back", show=False),
-        Binding("e", "explore", "explorer"),
-        Binding("n", "toggle_notes", "notes"),
-        Binding("t", "toggle_time", "time"),
-        Binding("question_mark", "help", "keys"),
-        Binding("escape", "close_help", show=False),
-        Binding("q", "app.quit", "quit"),
-    ]
+    BINDINGS = [*NAVIGATION, *bindings("talk")]
 
     def __init__(self, deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog,
                  link: TalkLink | None = None, clock=None) -> None:
@@ -95,8 +70,9 @@ class PresentScreen(TalkScreen):
             yield Static(id="slide-lines", markup=False)
             yield Horizontal(id="slide-numbers")
             with Vertical(id="slide-view"):
-                for view, chart in CHART_TYPES.items():
-                    yield chart(id=f"slide-chart-{view}", classes="slide-chart")
+                for view in CHART_VIEWS:
+                    if view.on_slides:
+                        yield PlotWidget(view.plot, id=f"slide-chart-{view.id}", classes="slide-chart")
                 yield Static(id="slide-view-text", markup=False)
                 yield Static(Text(PRESENT_HELP), id="slide-help")
             yield Static(id="slide-notes", markup=False)
@@ -156,14 +132,15 @@ class PresentScreen(TalkScreen):
 
     def _draw_view(self) -> None:
         built, view = self.shown, self.shown.slide.view
-        for name in CHART_TYPES:
-            chart = self.query_one(f"#slide-chart-{name}")
-            chart.display = name == view
-            if name != view:
+        for chart_view in CHART_VIEWS:
+            if not chart_view.on_slides:
                 continue
-            args = chart_show_args(name, built.results, self.catalog, built.form)
-            if args is not None:
-                chart.show(*args)
+            chart = self.query_one(f"#slide-chart-{chart_view.id}", PlotWidget)
+            chart.display = chart_view.id == view
+            if chart_view.id == view:
+                args = chart_view.data(slide_state(built, self.catalog))
+                if args is not None:
+                    chart.show(*args)
         self.set_class(view == "none" and not self.has_class("-help"), "-no-view")
         self.query_one("#slide-view", Vertical).display = view != "none" or self.has_class("-help")
         self.query_one("#slide-view-text", Static).update(Text("\n".join(slide_view_text(built, self.catalog))))
@@ -234,4 +211,4 @@ class PresentScreen(TalkScreen):
 
     def action_explore(self) -> None:
         """Reveal the explorer on this slide's scenario (knobs included); Esc there comes back here."""
-        self.app.open_explorer_from_slide(self.current.form)  # type: ignore[attr-defined]
+        self.post_message(OpenExplorer(self.current.form))

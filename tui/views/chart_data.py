@@ -16,34 +16,34 @@ from roofline.tui.views.formatting import duration
 from roofline.tui.views.history_charts import HistoryData, history_data
 from roofline.tui.views.results import ExplorerResults
 
-CHART_VIEWS = ("roofline", "batch", "context", "memory")
 GIB = 1024**3
 
 
-def chart_args(view: str, r: ExplorerResults, achievable: bool = False,
-               baseline: ExplorerResults | None = None) -> tuple:
-    """The arguments of the view's chart ``show``/``draw`` call. The batch and context charts under the achievable
-    ceilings take one more, ``expected``'s band along the sweep (ExplorerResults.batch_band, computed the first time
-    it is shown); under the spec ones there is none (``bound`` is a ceiling)."""
-    if view == "roofline":
-        base = None
-        if baseline is not None:
-            bp = roofline_points(baseline.decode_ops, baseline.prefill_ops, baseline.spec)
-            base = (bp.step_x, bp.step_y)
-        return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base, bool(achievable))
-    if view == "batch":
-        decode = r.chosen(achievable).decode
-        args = (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
-                decode.tokens_per_s_per_seq)
-        return (*args, r.batch_band()) if achievable else args
-    if view == "context":
-        point = r.context_point(achievable)
-        args = (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
-                float(point.kv_time_share[0]), r.scenario.model.max_position_embeddings)
-        return (*args, r.context_band()) if achievable else args
-    if view == "memory":
-        return (memory_by_batch(r),)
-    raise ValueError(f"{view!r} is not a chart view")
+def roofline_args(r: ExplorerResults, achievable: bool = False, baseline: ExplorerResults | None = None) -> tuple:
+    """The Roofline plot's data: the ops' points, both ceilings, a pinned baseline's decode step, which roof is used."""
+    base = None
+    if baseline is not None:
+        bp = roofline_points(baseline.decode_ops, baseline.prefill_ops, baseline.spec)
+        base = (bp.step_x, bp.step_y)
+    return (roofline_points(r.decode_ops, r.prefill_ops, r.spec), r.spec, r.achievable, base, bool(achievable))
+
+
+def batch_args(r: ExplorerResults, achievable: bool = False) -> tuple:
+    """The Batch plot's data. Under the achievable ceilings one more, ``expected``'s band along the sweep
+    (ExplorerResults.batch_band, computed the first time it is shown); under the spec ones none (``bound`` is a
+    ceiling)."""
+    decode = r.chosen(achievable).decode
+    args = (r.batch_sweep(achievable), r.scenario.batching.batch_size, decode.tokens_per_s,
+            decode.tokens_per_s_per_seq)
+    return (*args, r.batch_band()) if achievable else args
+
+
+def context_args(r: ExplorerResults, achievable: bool = False) -> tuple:
+    """The Context plot's data (and, under the achievable ceilings, ``expected``'s band as for the Batch plot)."""
+    point = r.context_point(achievable)
+    args = (r.context_sweep(achievable), r.shown_context, float(point.tokens_per_s_per_seq[0]),
+            float(point.kv_time_share[0]), r.scenario.model.max_position_embeddings)
+    return (*args, r.context_band()) if achievable else args
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -83,12 +83,12 @@ def memory_by_batch(r: ExplorerResults) -> MemoryByBatch:
         fits_at_tp=None if m.fits else smallest_fitting_tp(s))
 
 
-def live_points_log10(trail) -> list[tuple[float, float]]:
+def live_points_log10(trail) -> tuple[tuple[float, float], ...]:
     """The live trail (oldest first) as (log10 FLOP/B, log10 FLOP/s); idle or all-compute samples are left out."""
     if trail is None:
-        return []
-    return [(math.log10(p.arithmetic_intensity_flop_per_byte), math.log10(p.achieved_flops_per_s))
-            for p in trail.points if p.arithmetic_intensity_flop_per_byte and p.achieved_flops_per_s > 0]
+        return ()
+    return tuple((math.log10(p.arithmetic_intensity_flop_per_byte), math.log10(p.achieved_flops_per_s))
+                 for p in trail.points if p.arithmetic_intensity_flop_per_byte and p.achieved_flops_per_s > 0)
 
 
 def history_for(catalog: PresetCatalog, r: ExplorerResults, metric: str = "bf16", vendor: str = "all"

@@ -45,3 +45,19 @@ def flop_per_byte(value: float) -> str:
     if not math.isfinite(value) or value >= 100:
         return f"{value:,.0f}"
     return f"{value:.3g}"
+
+
+def relative_change(now: float, before: float | None) -> str:
+    """``+12%`` for small changes, ``x71`` past +200 % (a percentage in the thousands reads badly)."""
+    if before is None or before == 0:
+        return ""
+    ratio = now / before
+    if ratio >= 3:
+        return f"x{ratio:,.1f}" if ratio < 10 else f"x{ratio:,.0f}"
+    return f"{100 * (ratio - 1):+.0f}%"
+
+
+def fill_bar(share: float, width: int = 30) -> str:
+    """``[####......]`` without the brackets: ``share`` of ``width`` cells filled (more than full stays full)."""
+    filled = max(0, min(width, round(width * share)))
+    return "#" * filled + "." * (width - filled)

@@ -15,7 +15,7 @@ from roofline.models.scenario import Scenario
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.views.formatting import flop_per_byte
 from roofline.tui.views.results import ExplorerResults, compute_results
-from roofline.tui.views.slide_numbers import LABELS, slide_number
+from roofline.tui.views.slide_numbers import slide_number
 
 CLAIM_LABELS = {
     "decode_tokens_per_s_per_seq_expected": "tok/s per user, expected",
@@ -24,7 +24,6 @@ CLAIM_LABELS = {
     "weight_gemm_flops_per_byte": "weight GEMMs FLOP/B",
     "attention_flops_per_byte": "attention FLOP/B",
 }
-ALL_LABELS = {**LABELS, **CLAIM_LABELS}
 
 
 def _intensity(r: ExplorerResults, kind: str) -> float:
