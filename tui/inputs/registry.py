@@ -17,11 +17,11 @@ How to add an input (files touched: this one, and ``models/`` if the maths chang
    (``models/``), with its own check raising ``ModelInputError(field, ...)``; list that field in
    ``model_error_fields`` so the CLI names the flag and the explorer marks the field.
 2. Run ``python -m roofline.tui.inputs.flag_table --write README.md`` (the README's flag table is generated;
-   ``tests/inputs/test_registry.py`` checks it).
+   ``tests/inputs/test_flag_table.py`` checks it).
 
 What follows from the record alone: the :class:`~roofline.tui.inputs.form.ScenarioForm` field, its range check
 (flags, fields, files, decks), the flag on the explorer, ``report`` and ``plan`` (``plan`` takes every input but
-the static batch's and the view's), the field in its pane, the scenario-file key, the label in messages.
+``--batch`` and ``--serving``), the field in its pane, the scenario-file key, the label in messages.
 
 Example, a prefill chunk size (the token budget a continuous-batching step prefills within)::
 
