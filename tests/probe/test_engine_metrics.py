@@ -267,3 +267,32 @@ def test_rows_and_trail():
     assert rows["ITL p50 / p90"] == "38 ms / 48 ms" and rows["KV cache used"] == "42 %"
     trail = trail_points(status, devices=2, now_s=10.0)
     assert trail[-1] == (48.0, 1000.0) and len(trail) == 10  # the first answer has no rate
+
+
+def test_expected_memo_computes_once_per_concurrency(monkeypatch):
+    import roofline.tui.views.live_engine as live
+
+    calls = []
+    monkeypatch.setattr(live, "expected_tokens_per_s_per_device",
+                        lambda scenario, mix, c: calls.append(c) or 100.0 * c)
+    memo = live.ExpectedMemo()
+    scenario, mix = object(), ("mix", 1)
+    assert [memo(scenario, mix, c) for c in (48, 48, 49, 48)] == [4800.0, 4800.0, 4900.0, 4800.0]
+    assert calls == [48, 49]
+    memo(object(), mix, 48)  # another scenario: computed afresh
+    assert calls == [48, 49, 48]
+
+
+def test_expected_per_device_is_the_frontiers_point():
+    """The verdict's reference is models.serving.frontier's expected tokens/s per device at that concurrency."""
+    from roofline.models.scenario import Scenario
+    from roofline.models.serving import frontier
+    from roofline.models.serving.inputs import ServingMix, ServingOptions
+    from roofline.presets import load_hardware, load_model
+    from roofline.tui.views.live_engine import expected_tokens_per_s_per_device
+
+    scenario = Scenario(hardware=load_hardware("h100-sxm"), model=load_model("llama-3.1-8b"))
+    mix = ServingMix(prompt_tokens=1024, output_tokens=256)
+    direct = frontier(scenario, mix, [48], "expected", ServingOptions()).points[0].tokens_per_s_per_device
+    assert expected_tokens_per_s_per_device(scenario, mix, 48) == pytest.approx(direct)
+    assert expected_tokens_per_s_per_device(scenario, mix, 0) is None

@@ -282,3 +282,27 @@ def test_the_poller_thread_delivers_statuses_and_stops():
     assert not poller.running and delivered[0][1].engine == "vLLM"
     # called on the polling thread: the caller hands statuses to the UI thread (never touches widgets there)
     assert {name for name, _ in delivered} == {"roofline-engine-poll"}
+
+
+def test_annotate_runs_on_the_polling_thread_and_a_failure_does_not_stop_polling():
+    calls = []
+    got = threading.Event()
+    delivered = []
+
+    def annotate(status):
+        calls.append(threading.current_thread().name)
+        if len(calls) == 1:
+            raise RuntimeError("model refused")
+        return 1234.0
+
+    def deliver(status) -> None:
+        delivered.append(status.annotation)
+        if len(delivered) >= 3:
+            got.set()
+
+    with serving(replaying("vllm", {"step": 0})) as server:
+        poller = EnginePoller(EngineMonitor(url_of(server)), deliver, interval_s=0.05, annotate=annotate).start()
+        assert got.wait(10)
+        poller.stop(join_s=5)
+    assert delivered[:3] == [None, 1234.0, 1234.0]
+    assert set(calls) == {"roofline-engine-poll"}

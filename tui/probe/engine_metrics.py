@@ -378,6 +378,9 @@ class EngineStatus:
     answered_at_s: float | None
     polled_at_s: float
     error: str | None = None
+    # what the poller's ``annotate`` computed for this status on the polling thread (the explorer: the expected
+    # frontier at the live concurrency, ~2 ms of model work kept off the UI thread); None: no annotate, or it failed
+    annotation: object = None
 
     def silent_for_s(self, now_s: float | None = None) -> float | None:
         """Seconds since the last good answer (None: never answered)."""
@@ -526,13 +529,17 @@ class EngineMonitor:
 class EnginePoller:
     """A daemon thread calling ``monitor.poll()`` every ``interval_s`` and handing each status to ``deliver``
     (called on the polling thread: the caller's ``deliver`` must pass it to the UI thread, e.g. Textual's
-    ``post_message``). :meth:`stop` ends it within one poll's timeout."""
+    ``post_message``). ``annotate(status)``, when given, runs on the polling thread too and its result rides in
+    ``status.annotation`` (an exception there leaves None: polling goes on). :meth:`stop` ends it within one poll's
+    timeout."""
 
     def __init__(self, monitor: EngineMonitor, deliver: Callable[[EngineStatus], None],
-                 interval_s: float = POLL_INTERVAL_S) -> None:
+                 interval_s: float = POLL_INTERVAL_S,
+                 annotate: Callable[[EngineStatus], object] | None = None) -> None:
         self.monitor = monitor
         self.deliver = deliver
         self.interval_s = interval_s
+        self.annotate = annotate
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="roofline-engine-poll", daemon=True)
 
@@ -555,5 +562,10 @@ class EnginePoller:
             status = self.monitor.poll()
             if self._stop.is_set():
                 break
+            if self.annotate is not None:
+                try:
+                    status = replace(status, annotation=self.annotate(status))
+                except Exception:  # noqa: BLE001 - a model error must not end the polling; the view says "-"
+                    status = replace(status, annotation=None)
             self.deliver(status)
             self._stop.wait(max(self.interval_s - (time.monotonic() - started), 0.05))

@@ -52,6 +52,29 @@ def expected_tokens_per_s_per_device(scenario, mix, concurrency: int) -> float |
     return value if point.fits and math.isfinite(value) and value > 0 else None
 
 
+class ExpectedMemo:
+    """The expected frontier's tokens/s per device by concurrency for one scenario and mix (kept while the same
+    objects are handed in; another scenario starts afresh). Called on the polling thread (``annotate``)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, object] | None = None
+        self._values: dict[int, float | None] = {}
+
+    def __call__(self, scenario, mix, concurrency: int) -> float | None:
+        if self._key is None or self._key[0] is not scenario or self._key[1] != mix:
+            self._key, self._values = (scenario, mix), {}
+        if concurrency not in self._values:
+            if len(self._values) > 512:
+                self._values.clear()
+            self._values[concurrency] = expected_tokens_per_s_per_device(scenario, mix, concurrency)
+        return self._values[concurrency]
+
+
+def live_concurrency(status: EngineStatus) -> int:
+    """The concurrency the frontier is read at: the running requests' mean over the window, rounded."""
+    return 0 if status.point is None else round(status.point.running_mean)
+
+
 def silence_text(status: EngineStatus, now_s: float) -> str | None:
     """``no answer since 12 s (timed out)`` when the engine is silent past :data:`STALE_AFTER_S`, or has never
     answered; None while it answers."""
