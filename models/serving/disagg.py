@@ -182,9 +182,11 @@ def _max_requests(scenario: Scenario, layout: PoolLayout, tokens_per_request: in
 
 def candidate_layouts(scenario: Scenario, *, ep: int | None = None, attention: str = "dp",
                       max_instance_devices: int | None = None, fabric: str | None = None,
-                      devices_per_node: int | None = None, ep_imbalance: float | None = None) -> list[PoolLayout]:
+                      devices_per_node: int | None = None, ep_imbalance: float | None = None,
+                      redundant_experts: int | None = None) -> list[PoolLayout]:
     """TP 1/2/4/8 inside one node (dividing the heads), and for MoE models EP 8 to 256 (or just ``ep``) with
-    redundant slots that make the expert slots divide evenly (EPLB's 288 = 256 + 32 for EP 72 and 144), spanning
+    redundant slots that make the expert slots divide evenly (EPLB's 288 = 256 + 32 for EP 72 and 144; or
+    ``redundant_experts`` for every EP layout), spanning
     nodes only where the preset (or ``fabric``) names a scale-out NIC; none larger than ``max_instance_devices``."""
     cluster = cluster_for(scenario.hardware, fabric=fabric, devices_per_node=devices_per_node)
     cap = max_instance_devices or 10**9
@@ -207,7 +209,7 @@ def candidate_layouts(scenario: Scenario, *, ep: int | None = None, attention: s
     for size in (EP_SIZES if ep is None else (ep,)):
         if size > cap or (size > cluster.devices_per_node and cluster.scale_out is None):
             continue
-        redundant = (-moe.num_experts) % size
+        redundant = (-moe.num_experts) % size if redundant_experts is None else redundant_experts
         if size > moe.num_experts + redundant:
             continue
         layout = PoolLayout(kind="ep", size=size, attention=attention, redundant_experts=redundant,
@@ -386,7 +388,8 @@ def _power_w(scenario: Scenario, options: ServingOptions) -> float | None:
 def search_disagg(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl_s: float, ttft_s: float,
                   estimate_name: str = "expected", options: ServingOptions | None = None, ep: int | None = None,
                   attention: str = "dp", fabric: str | None = None, devices_per_node: int | None = None,
-                  max_instance_devices: int | None = None, ep_imbalance: float | None = None) -> DisaggPlan | None:
+                  max_instance_devices: int | None = None, ep_imbalance: float | None = None,
+                  redundant_experts: int | None = None) -> DisaggPlan | None:
     """The cheapest xPyD layout carrying ``rate_per_s`` within ``itl_s`` and ``ttft_s`` (None when no pair of
     layouts meets them; fewest devices where the device has no price)."""
     options = options or ServingOptions()
@@ -397,7 +400,8 @@ def search_disagg(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl
     if options.speculation is not None:
         raise ModelInputError("speculation", "the disaggregated search does not model speculative decoding")
     layouts = candidate_layouts(scenario, ep=ep, attention=attention, max_instance_devices=max_instance_devices,
-                                fabric=fabric, devices_per_node=devices_per_node, ep_imbalance=ep_imbalance)
+                                fabric=fabric, devices_per_node=devices_per_node, ep_imbalance=ep_imbalance,
+                                redundant_experts=redundant_experts)
     args = (mix, options, estimate_name, fabric, devices_per_node)
     decode_pools = [pool for layout in layouts
                     if (curve := _decode_curve(scenario, layout, *args)) is not None

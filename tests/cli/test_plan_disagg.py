@@ -124,3 +124,17 @@ def test_ep_and_fabric_narrow_the_search(capsys):
     d = entry["expected"]["disaggregated"]
     assert d["prefill"]["layout"].startswith("EP16") and d["decode"]["layout"].startswith("EP16")
     assert entry["scale_out"]["bw_unidirectional_bytes_per_s"] == 100e9
+
+
+def test_redundant_experts_reach_every_ep_pool(capsys):
+    """EPLB-style redundant slots: 256 + 32 = 288 over EP32 = 9 per rank, on both pools."""
+    argv = ["plan", "--model", "deepseek-v3", "--hardware", "h200", "--disagg", "--rate", "10", "--itl-ms", "50",
+            "--ttft-ms", "2000", "--ep", "32", "--redundant-experts", "32", "--format", "json"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    d = json.loads(out)["disaggregated"]["expected"]["disaggregated"]
+    assert d["prefill"]["redundant_experts"] == 32 and d["decode"]["redundant_experts"] == 32
+    code, _out, err = run_cli(argv[:-4] + ["--redundant-experts", "32"], capsys)
+    assert code == 0
+    code, _out, err = run_cli([a for a in argv[:-2] if a != "--disagg"], capsys)
+    assert code == 2 and "applies to the disaggregated search" in err

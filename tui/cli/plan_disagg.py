@@ -14,7 +14,7 @@ from typing import Any
 
 # flags that only mean something to the disaggregated search, with the words for their one-line refusal
 _DISAGG_ONLY = (("ep", "--ep"), ("attention", "--attention"), ("nodes", "--nodes"), ("fabric", "--fabric"),
-                ("ep_imbalance", "--ep-imbalance"))
+                ("ep_imbalance", "--ep-imbalance"), ("redundant_experts", "--redundant-experts"))
 MAX_NODES = 1024
 
 
@@ -70,6 +70,10 @@ def add_disagg_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ep-imbalance", dest="ep_imbalance", type=_factor, metavar="X",
                        help="with --disagg: a stated max/mean expert load per rank (default: the statistical "
                        "imbalance of random routing, 1 + sqrt(2 ln(ep) / copies per rank))")
+    group.add_argument("--redundant-experts", dest="redundant_experts", type=_whole("--redundant-experts", 0, 4096),
+                       metavar="R", help="with --disagg: extra expert slots over the EP ranks (EPLB's copies of hot "
+                       "experts; they take memory on every rank); default: the fewest that make the slots divide "
+                       "evenly, e.g. 32 for EP 72 and 144 with 256 experts")
 
 
 def check_disagg_flags(args: argparse.Namespace, usage: type[Exception]) -> None:
@@ -165,7 +169,7 @@ def _device_disagg(args, scenario, mix, price, itl_s, ttft_s, rate) -> dict[str,
     options = ServingOptions(price_usd_per_hour=price)
     search = {"ep": args.ep, "attention": args.attention or "dp", "fabric": args.fabric,
               "max_instance_devices": None if args.nodes is None else args.nodes * cluster.devices_per_node,
-              "ep_imbalance": args.ep_imbalance}
+              "ep_imbalance": args.ep_imbalance, "redundant_experts": args.redundant_experts}
     out: dict[str, Any] = {
         "devices_per_node": cluster.devices_per_node,
         "scale_up": {"link": cluster.scale_up.kind,
@@ -204,7 +208,8 @@ def attach_disagg(args: argparse.Namespace, plans: list[dict[str, Any]], scenari
     if not getattr(args, "disagg", False):
         return plans
     flags = {"rate": "--rate", "ep": "--ep", "attention": "--attention", "fabric": "--fabric",
-             "ep_imbalance": "--ep-imbalance", "speculation": "--spec-tokens", "targets": "--itl-ms"}
+             "ep_imbalance": "--ep-imbalance", "speculation": "--spec-tokens", "targets": "--itl-ms",
+             "redundant_experts": "--redundant-experts"}
     out = []
     for plan, scenario, price in zip(plans, scenarios, prices, strict=True):
         try:
