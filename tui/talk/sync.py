@@ -5,6 +5,13 @@ on Linux), the folder made 0700 and the file 0600; there is no socket and no net
 the slide it moves to (a new file renamed over the old one, so a reader sees one state or the next, never half)
 and polls the file a few times a second for a newer ``seq`` written by the other. Either runs alone.
 No Textual here.
+
+Each talk has its own file, ``talk-<pid>.json`` (the audience screen's process id): two talks of one user (two
+checkouts, two decks, a rehearsal beside a talk) never share a link. The presenter's screen lists the running
+talks (:func:`running_talks`), joins the one there is, and asks when there are several (:func:`choose_talk`).
+The runtime folder is refused in one line (:class:`TalkFolderError`) when it is not a folder of this user's that
+no one else may write: without ``XDG_RUNTIME_DIR``, platformdirs falls back to ``/tmp/runtime-<uid>``, which
+another local user can create first (issue 30 item 13).
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from pathlib import Path
 from roofline.presets.safe_files import FileRefusedError, read_bytes_capped
 
 STATE_NAME = "talk.json"
+TALK_PREFIX, TALK_SUFFIX = "talk-", ".json"  # talk-<audience pid>.json
+MAX_TALK_FILES = 100  # a folder with more is not one this program filled
 MAX_STATE_BYTES = 64 * 1024
 STATE_VERSION = 1
 
@@ -43,7 +52,112 @@ def default_state_path() -> Path:
 
     with warnings.catch_warnings():  # no XDG_RUNTIME_DIR: platformdirs falls back to /tmp/runtime-<uid> and says so
         warnings.simplefilter("ignore")
-        return Path(platformdirs.user_runtime_dir("roofline")) / STATE_NAME
+        try:
+            return Path(platformdirs.user_runtime_dir("roofline")) / STATE_NAME
+        except OSError as err:  # the /tmp fallback is another user's, a link, not a folder: platformdirs refuses
+            raise TalkFolderError(f"talk link: the runtime folder: {err.strerror or err}; set XDG_RUNTIME_DIR to "
+                                  "a folder of yours (mode 0700)") from None
+
+
+class TalkFolderError(OSError):
+    """The runtime folder cannot hold a private link: one line naming it and what to do."""
+
+
+def talk_folder(folder: Path | None = None) -> Path:
+    """The checked folder that holds the talks' state files (``<runtime folder>/roofline`` unless given; created
+    0700 if missing); :class:`TalkFolderError` when it, or the folder above it, is not this user's or is writable
+    by others."""
+    folder = folder if folder is not None else default_state_path().parent
+    check_private_folder(folder.parent, create=True)
+    check_private_folder(folder, create=True)
+    return folder
+
+
+def check_private_folder(folder: Path, *, create: bool = False) -> None:
+    """``folder`` is a real folder (not a link), owned by this user, not writable by group or others;
+    :class:`TalkFolderError` (one line) otherwise. ``create``: make it 0700 when it does not exist."""
+    hint = "; set XDG_RUNTIME_DIR to a folder of yours (mode 0700)"
+    try:
+        if create and not os.path.lexists(folder):
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(folder)
+    except OSError as err:
+        raise TalkFolderError(f"talk link: {folder}: {err.strerror or err}{hint}") from None
+    if not stat.S_ISDIR(info.st_mode):
+        raise TalkFolderError(f"talk link: {folder}: not a folder (a link or a file){hint}")
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        raise TalkFolderError(f"talk link: {folder}: owned by another user (uid {info.st_uid}){hint}")
+    if os.name != "nt" and stat.S_IMODE(info.st_mode) & 0o022:
+        raise TalkFolderError(f"talk link: {folder}: writable by others (mode {stat.S_IMODE(info.st_mode):o})"
+                              f"{hint}")
+
+
+def talk_state_path(folder: Path, pid: int | None = None) -> Path:
+    """The state file of the talk whose audience screen is process ``pid`` (this process by default)."""
+    return folder / f"{TALK_PREFIX}{os.getpid() if pid is None else pid}{TALK_SUFFIX}"
+
+
+def _talk_pid(path: Path) -> int | None:
+    middle = path.name.removeprefix(TALK_PREFIX).removesuffix(TALK_SUFFIX)
+    return int(middle) if middle.isdigit() and len(middle) <= 10 else None
+
+
+def running_talks(folder: Path, deck: str | None = None) -> list[tuple[Path, TalkState]]:
+    """The talks whose audience screen is still running (of ``deck`` when given), oldest first; the files of
+    talks that ended are removed."""
+    found = []
+    try:
+        names = sorted(os.listdir(folder))[:MAX_TALK_FILES * 10]
+    except OSError:
+        return []
+    for name in names:
+        path = folder / name
+        pid = _talk_pid(path) if name.startswith(TALK_PREFIX) and name.endswith(TALK_SUFFIX) else None
+        if pid is None:
+            continue
+        state = read_state(path)
+        if state is None or not process_alive(pid):
+            with contextlib.suppress(OSError):
+                os.unlink(path)  # our own folder: a talk that ended leaves no file behind
+            continue
+        if deck is None or state.deck == deck:
+            found.append((path, state))
+        if len(found) >= MAX_TALK_FILES:
+            break
+    return sorted(found, key=lambda talk: talk[1].started_at_s)
+
+
+def talk_label(path: Path, state: TalkState, clock: Callable[[], float] = time.time) -> str:
+    """``memory-wall.toml, slide 3, started 12 min ago (pid 4242)``: how the presenter tells talks apart."""
+    minutes = max(0, int((clock() - state.started_at_s) // 60))
+    deck = Path(state.deck).name if state.deck else "(no deck)"
+    return f"{deck}, slide {state.position + 1}, started {minutes} min ago (pid {_talk_pid(path)})"
+
+
+def choose_talk(talks: list[tuple[Path, TalkState]], ask: Callable[[str], str] | None,
+                out: Callable[[str], None] = print) -> Path | None:
+    """The talk to join: None when there is none, the one there is, else the one the user picks (``ask`` is
+    ``input``; None when there is no terminal to ask on, which raises :class:`ValueError` naming the talks)."""
+    if not talks:
+        return None
+    if len(talks) == 1:
+        return talks[0][0]
+    labels = [talk_label(path, state) for path, state in talks]
+    if ask is None:
+        raise ValueError(f"{len(talks)} talks are running ({'; '.join(labels)}): give the deck to choose, or run "
+                         "the presenter in a terminal to be asked")
+    out(f"{len(talks)} talks are running:")
+    for number, label in enumerate(labels, start=1):
+        out(f"  {number}. {label}")
+    for _ in range(3):
+        try:
+            answer = ask(f"join which one (1-{len(talks)})? ").strip()
+        except EOFError:
+            break
+        if answer.isdigit() and 1 <= int(answer) <= len(talks):
+            return talks[int(answer) - 1][0]
+        out(f"  give a number from 1 to {len(talks)}")
+    raise ValueError("no talk chosen")
 
 
 def _private_folder(folder: Path) -> None:
