@@ -23,6 +23,10 @@ from .safe_files import clip, clip_repr, read_text_capped
 # column -> the input it is (the field names of the scenario limits); whole numbers, at most this many characters
 _WHOLE_COLUMNS = {"batch": "batch", "prompt": "prompt_tokens", "output": "output_tokens", "tp": "tp", "pp": "pp"}
 _MAX_NUMBER_CHARS = 32
+# The smallest measured value a row may state, in its metric's unit (tokens/s, ms, s): no published throughput or
+# latency is below a billionth of its unit, and a subnormal one (1e-310) made expected/measured overflow to inf and
+# the JSON summary carry Infinity and NaN (issue 30 item 16).
+MIN_MEASURED_VALUE = 1e-9
 _MAX_FIELD_CHARS = 4096  # a CSV field longer than this is not a measurement (csv's own limit is 131,072)
 NumberCheck = Callable[[str, float], "float | int"]
 ScenarioBuilder = Callable[[dict[str, Any], Hardware, ModelArchitecture], Scenario]
@@ -185,6 +189,9 @@ def read_measurements(path: Path, check: NumberCheck | None = None, build: Scena
                 value = float(value_text)
                 if not (math.isfinite(value) and value > 0):
                     raise ValueError(f"value must be finite and > 0, got {clip_repr(raw['value'])}")
+                if value < MIN_MEASURED_VALUE:
+                    raise ValueError(f"value {clip_repr(raw['value'], 40)} is below {MIN_MEASURED_VALUE:g} of its "
+                                     "unit: not a measurement (a typo or a unit slip?)")
                 hw_id, model_id = raw["hardware"], raw["model"]
                 if hw_id not in hardware_cache:
                     hardware_cache[hw_id] = load_hardware(hw_id)
