@@ -13,7 +13,7 @@ from textual.widgets import Checkbox, Input, Label, Select, Static
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.inputs.limits import MAX_INPUT_CHARS
-from roofline.tui.inputs.registry import inputs_for_pane, label
+from roofline.tui.inputs.registry import EMPTY_CHOICE, EMPTY_CHOICE_INPUTS, inputs_for_pane, label
 
 
 class StateCheckbox(Checkbox):
@@ -91,9 +91,9 @@ def input_widget(spec, form: ScenarioForm, catalog: PresetCatalog | None = None)
         return _preset_select(spec, catalog, value)
     if spec.kind == "dtype":
         options = [(c, c) for c in spec.choices]
-        if spec.default is None:  # empty (None in the form) is "auto" in the select
-            options.insert(0, (spec.widget_text, "auto"))
-            value = "auto" if value is None else value
+        if spec.name in EMPTY_CHOICE_INPUTS:  # empty (None in the form) is EMPTY_CHOICE in the select
+            options.insert(0, (spec.widget_text, EMPTY_CHOICE))
+            value = EMPTY_CHOICE if value is None else value
         row = _field(OptionSelect(options, value=value, allow_blank=False, id=spec.name, compact=True))
     elif spec.kind == "bool":
         return StateCheckbox(spec.widget_text or spec.label, value=value, id=spec.name, compact=True)

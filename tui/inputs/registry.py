@@ -259,6 +259,10 @@ BY_FILE_KEY: dict[str, ScenarioInput] = {i.file_key: i for i in INPUTS if i.file
 NUMBER_INPUTS = tuple(i for i in INPUTS if i.kind in ("int", "float"))
 # the serving mode's inputs (a static batch ignores them)
 SERVING_INPUTS = tuple(i.name for i in INPUTS if i.group == "serving")
+# a choice that may be empty (None in the form: the model's released format, the preset's topology) shows this value
+# in its select, and these are those choices
+EMPTY_CHOICE = "auto"
+EMPTY_CHOICE_INPUTS = tuple(i.name for i in INPUTS if i.kind == "dtype" and i.default is None)
 # the form's fields: every input but the view settings (shown_context is kept beside the form, never saved)
 FORM_FIELDS = tuple(i.name for i in INPUTS if i.group != "view")
 # everything a scenario file or a deck's [slides.scenario] may hold, with its TOML type
