@@ -77,6 +77,8 @@ QUIT_GRACE_S = 3.0  # after the socket closes: time to quit on its own before SI
 TERM_GRACE_S = 3.0  # after SIGTERM: time before SIGKILL
 # The textual-serve release whose private ``AppService._process`` (the session's asyncio Process, set by
 # ``AppService._open_app_process``) this module reads; tests/cli/test_serve_security.py fails when it changes.
+# No public path reaches the process: AppService's public surface is start/stop/stdin and the packet senders, and
+# stop() only asks the app to quit, so a session that ignores it would outlive its socket without this.
 TEXTUAL_SERVE_CHECKED = "1.1.3"
 
 
