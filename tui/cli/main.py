@@ -384,7 +384,8 @@ def _explorer_form(args: argparse.Namespace):
     from roofline.tui.preferences import load_preferences
 
     prefs, _ = load_preferences()  # a broken file is reported by the explorer itself
-    form = ScenarioForm(**{k: v for k, v in (("hardware_id", prefs.hardware), ("model_ref", prefs.model)) if v})
+    catalog = load_catalog()
+    form = ScenarioForm(**_preferred_ids(prefs, catalog))
     scenario_file = None  # a file given is applied to the form here
     if args.scenario:
         form, from_file = scenario_file_form(args, ScenarioForm())
@@ -392,7 +393,6 @@ def _explorer_form(args: argparse.Namespace):
         from_file = frozenset()  # file keys the scenario file set
     form = form_from_args(args, form)
     try:
-        catalog = load_catalog()
         form = _canonical_ids(form, catalog)
         build_scenario(form, catalog)
     except FormError as err:
@@ -404,6 +404,25 @@ def _explorer_form(args: argparse.Namespace):
             raise UsageError(f"--scenario: {args.scenario}: {key}: {err.message}") from None
         raise UsageError(f"{flag_for(err.field)}: {err.message}{_id_hint(err.field, form, catalog)}") from None
     return form, scenario_file, catalog
+
+
+def _preferred_ids(prefs, catalog) -> dict[str, str]:
+    """The preferences' hardware and model as form fields; one that is no longer a preset is a one-line warning
+    and left out, so the explorer opens on the default (issue 30 item 17)."""
+    from roofline.presets.ids import match_id
+    from roofline.tui.preferences import preferences_path
+
+    chosen: dict[str, str] = {}
+    for field, key, value, ids in (("hardware_id", "hardware", prefs.hardware, catalog.hardware),
+                                   ("model_ref", "model", prefs.model, catalog.models)):
+        if not value:
+            continue
+        if match_id(value, ids) is None:
+            print(one_line(f"roofline: warning: {preferences_path()}: {key} {value!r} is not a preset (see roofline "
+                           f"presets); opening on the default"), file=sys.stderr)
+            continue
+        chosen[field] = value
+    return chosen
 
 
 def _canonical_ids(form, catalog):
