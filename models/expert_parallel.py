@@ -265,7 +265,7 @@ def all_to_all(scenario: Scenario, cfg: ExpertParallel, tokens_per_rank: float, 
 _EXPERT_OPS = ("experts gate_up", "experts activation", "experts down")
 
 
-def _expert_ops_per_rank(ops: list[Op], scenario: Scenario, cfg: ExpertParallel, tokens_per_rank: float,
+def expert_ops_per_rank(ops: list[Op], scenario: Scenario, cfg: ExpertParallel, tokens_per_rank: float,
                          imbalance: float) -> list[Op]:
     """The routed-expert ops rewritten for one EP rank: copies = T_rank * k * imbalance (T_global = T_rank * ep),
     weights of the distinct local experts touched, E_local = (E + r) / ep slots, no TP split of the experts."""
@@ -321,7 +321,7 @@ def ep_pass(scenario: Scenario, cfg: ExpertParallel, phase: str, *, requests_per
         imbalance = np.full_like(np.asarray(copies_per_rank, dtype=float), cfg.imbalance)
     else:
         imbalance = statistical_imbalance(copies_per_rank, cfg.ep)
-    ops = _expert_ops_per_rank(ops, s, cfg, tokens_per_rank, imbalance)
+    ops = expert_ops_per_rank(ops, s, cfg, tokens_per_rank, imbalance)
     compute_s = np.asarray(pass_totals(ops, scenario_ceilings(s, estimate_name)).time_s, dtype=float)
     layers = moe_layer_count(s)
     a2a = all_to_all(scenario, cfg, tokens_per_rank * imbalance, phase, estimate_name) if cfg.ep > 1 else None

@@ -24,8 +24,9 @@ request's KV cache to a decode instance (Mooncake / NIXL RDMA). The model (mean 
 - **Search** (:func:`search_disagg`): every prefill layout x every decode layout that fits, x and y as above; the
   lowest cost (devices x price per device-hour; fewest devices without a price). Per output token: $/Mtok =
   $/hour / 3600 / (rate * G) * 1e6, J/tok = board power x devices / (rate * G) (a ceiling, as the frontier).
-- **Aggregated beside it** (:func:`compare_with_aggregated`): the continuous-batching frontier's
-  :func:`frontier.devices_for_rate` for the same rate and targets; the ratio of devices says which serves more
+- **Aggregated beside it** (:func:`compare_with_aggregated`): the cheaper of the continuous-batching frontier's
+  :func:`frontier.devices_for_rate` (TP x replicas) and, for MoE models, :func:`aggregated_ep` (EP instances whose
+  steps mix decodes and prefill chunks) for the same rate and targets; the ratio of devices says which serves more
   tokens per device at this rate.
 
 Limits: mean lengths, no prefix caching in the transfer (the whole prompt's KV is sent), decode instances never
@@ -133,7 +134,7 @@ class Comparison:
     """The best aggregated and disaggregated layouts for one rate; ``tokens_per_device_ratio`` = aggregated devices
     / disaggregated devices (above 1: disaggregated serves more tokens per device)."""
 
-    aggregated: DevicePlan | None
+    aggregated: AggregatedPlan | None
     disaggregated: DisaggPlan | None
     tokens_per_device_ratio: float | None
     winner: str | None  # "disaggregated", "aggregated", "tie" or None (neither meets the targets)
@@ -440,14 +441,142 @@ def search_disagg(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl
     return best
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AggregatedPlan:
+    """The best aggregated layout: ``replicas`` instances of ``layout`` (TP from the frontier's planner, or EP with
+    prefill and decode in the same steps), at the rate split evenly."""
+
+    layout: str
+    kind: str
+    size: int
+    replicas: int
+    devices: int
+    usd_per_hour: float | None
+    usd_per_million_tokens: float | None
+    joules_per_token: float | None
+    ttft_s: float
+    itl_s: float
+
+
+def _from_device_plan(found: DevicePlan) -> AggregatedPlan:
+    point = found.point
+    return AggregatedPlan(layout=f"TP{found.tp}", kind="tp", size=found.tp, replicas=found.replicas,
+                          devices=found.devices, usd_per_hour=found.usd_per_hour,
+                          usd_per_million_tokens=point.usd_per_million_tokens,
+                          joules_per_token=point.joules_per_token, ttft_s=point.ttft_s, itl_s=point.itl_s)
+
+
+def _aggregated_ep_step_s(scenario: Scenario, layout: PoolLayout, mix: ServingMix, requests: np.ndarray,
+                          estimate_name: str, fabric: str | None, per_node: int | None) -> np.ndarray:
+    """One continuous-batching step on one EP rank: ``requests`` decodes plus their steady share of prefill,
+    requests * P / G prompt tokens (the frontier's mixed step, :func:`step.mixed_step_ops`), experts rewritten per
+    rank, DeepEP's normal kernels (its low-latency kernels take no prefill: SGLang's DP attention runs normal
+    dispatch when the two phases share a step, LMSYS blog 2025-05-05)."""
+    from ..expert_parallel import (
+        all_to_all,
+        expert_ops_per_rank,
+        moe_layer_count,
+        rank_scenario,
+        statistical_imbalance,
+    )
+    from .step import mixed_step_ops
+
+    cfg = _ep(layout, fabric, per_node)
+    s = rank_scenario(scenario, cfg)
+    tp = s.parallelism.tp
+    prompts = requests / mix.output_tokens
+    ops = mixed_step_ops(s, decode_requests=requests * tp, context_tokens=mix.mean_context_tokens,
+                         prefill_prompts=prompts * tp, prompt_tokens=float(mix.prompt_tokens))
+    tokens = requests + prompts * mix.computed_prompt_tokens
+    copies = tokens * scenario.model.moe.top_k
+    if estimate_name == "bound":
+        imbalance = np.ones_like(copies)
+    elif cfg.imbalance is not None:
+        imbalance = np.full_like(copies, cfg.imbalance)
+    else:
+        imbalance = statistical_imbalance(copies, cfg.ep)
+    ops = expert_ops_per_rank(ops, s, cfg, tokens, imbalance)
+    compute = np.asarray(pass_totals(ops, scenario_ceilings(s, estimate_name)).time_s, dtype=float)
+    comm = moe_layer_count(s) * np.asarray(all_to_all(scenario, cfg, tokens * imbalance, "prefill",
+                                                      estimate_name).layer_s, dtype=float)
+    overlap = estimate_name == "bound" or cfg.two_batch_overlap
+    return np.maximum(compute, comm) if overlap else compute + comm
+
+
+def aggregated_ep(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl_s: float, ttft_s: float,
+                  estimate_name: str = "expected", options: ServingOptions | None = None, ep: int | None = None,
+                  attention: str = "dp", fabric: str | None = None, devices_per_node: int | None = None,
+                  max_instance_devices: int | None = None, ep_imbalance: float | None = None,
+                  redundant_experts: int | None = None) -> AggregatedPlan | None:
+    """The cheapest aggregated EP layout (prefill and decode in the same steps, attention data-parallel): per rank
+    r decodes, a step time t(r) (= ITL), the prefill budget B per rank left beside them, B - r tokens, as an M/D/1
+    server for the prompts (rho = (r P / G) / (B - r), service P / (B - r) steps), TTFT = half a step + the wait +
+    ceil(P / (B - r)) steps; capacity ranks * r / (G t(r)) at the largest r meeting both targets."""
+    options = options or ServingOptions()
+    if scenario.model.moe is None:
+        return None
+    layouts = [layout for layout in candidate_layouts(
+        scenario, ep=ep, attention=attention, max_instance_devices=max_instance_devices, fabric=fabric,
+        devices_per_node=devices_per_node, ep_imbalance=ep_imbalance, redundant_experts=redundant_experts)
+        if layout.kind == "ep"]
+    P, G = mix.prompt_tokens, mix.output_tokens
+    budget = float(options.max_num_batched_tokens)
+    price, power = _price(scenario, options), _power_w(scenario, options)
+    best: AggregatedPlan | None = None
+    for layout in layouts:
+        limit = min(_max_requests(scenario, layout, P + G, options, fabric, devices_per_node),
+                    int(budget / (1.0 + mix.computed_prompt_tokens / G)))
+        if limit < 1:
+            continue
+        r = np.unique(np.round(np.geomspace(1, limit, DECODE_GRID_POINTS)))
+        t = _aggregated_ep_step_s(scenario, layout, mix, r, estimate_name, fabric, devices_per_node)
+        leftover = np.maximum(budget - r, 1.0)
+        steps = mix.computed_prompt_tokens / leftover
+        rho = np.minimum(r / G * steps, 1.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            wait = np.where(rho < 1.0, rho * steps * t / (2.0 * (1.0 - rho)), np.inf)
+        ttft = 0.5 * t + wait + np.ceil(steps - 1e-9) * t
+        good = (t <= itl_s) & (ttft <= ttft_s)
+        if not good.any():
+            continue
+        i = int(np.nonzero(good)[0].max())
+        capacity = layout.size * float(r[i]) / (G * float(t[i]))
+        replicas = math.ceil(rate_per_s / capacity - 1e-12)
+        devices = replicas * layout.devices
+        usd = None if price is None else price * devices
+        out_per_s = rate_per_s * G
+        candidate = AggregatedPlan(
+            layout=layout.label, kind="ep", size=layout.size, replicas=replicas, devices=devices, usd_per_hour=usd,
+            usd_per_million_tokens=None if usd is None else usd / SECONDS_PER_HOUR / out_per_s * 1e6,
+            joules_per_token=None if power is None else power * devices / out_per_s,
+            ttft_s=float(ttft[i]), itl_s=float(t[i]))
+        if best is None or _cost_key(candidate) < _cost_key(best):
+            best = candidate
+    return best
+
+
+def _cost_key(plan) -> tuple[float, int]:
+    return (plan.usd_per_hour if plan.usd_per_hour is not None else plan.devices, plan.devices)
+
+
 def compare_with_aggregated(scenario: Scenario, mix: ServingMix, rate_per_s: float, *, itl_s: float, ttft_s: float,
                             estimate_name: str = "expected", options: ServingOptions | None = None,
                             **disagg_options) -> Comparison:
-    """The best aggregated layout (the continuous-batching frontier's TP x replicas) beside the best disaggregated
-    one, for the same rate and targets."""
+    """The best aggregated layout (the continuous-batching frontier's TP x replicas, or for MoE models an EP
+    layout with prefill and decode in the same steps, whichever costs less) beside the best disaggregated one, for
+    the same rate and targets."""
     options = options or ServingOptions()
-    aggregated = devices_for_rate(scenario, mix, rate_per_s, itl_s=itl_s, ttft_s=ttft_s,
-                                  estimate_name=estimate_name, options=options)
+    candidates: list[AggregatedPlan] = []
+    if disagg_options.get("ep") is None:
+        found = devices_for_rate(scenario, mix, rate_per_s, itl_s=itl_s, ttft_s=ttft_s,
+                                 estimate_name=estimate_name, options=options)
+        if found is not None:
+            candidates.append(_from_device_plan(found))
+    ep_plan = aggregated_ep(scenario, mix, rate_per_s, itl_s=itl_s, ttft_s=ttft_s, estimate_name=estimate_name,
+                            options=options, **disagg_options)
+    if ep_plan is not None:
+        candidates.append(ep_plan)
+    aggregated = min(candidates, key=_cost_key) if candidates else None
     disaggregated = search_disagg(scenario, mix, rate_per_s, itl_s=itl_s, ttft_s=ttft_s,
                                   estimate_name=estimate_name, options=options, **disagg_options)
     if aggregated is None or disaggregated is None:
@@ -456,8 +585,7 @@ def compare_with_aggregated(scenario: Scenario, mix: ServingMix, rate_per_s: flo
             "aggregated" if disaggregated is None else "disaggregated")
     else:
         ratio = aggregated.devices / disaggregated.devices
-        a_cost = aggregated.usd_per_hour if aggregated.usd_per_hour is not None else aggregated.devices
-        d_cost = disaggregated.usd_per_hour if disaggregated.usd_per_hour is not None else disaggregated.devices
+        a_cost, d_cost = _cost_key(aggregated)[0], _cost_key(disaggregated)[0]
         winner = "tie" if math.isclose(a_cost, d_cost) else ("disaggregated" if d_cost < a_cost else "aggregated")
     return Comparison(aggregated=aggregated, disaggregated=disaggregated, tokens_per_device_ratio=ratio,
                       winner=winner)

@@ -160,3 +160,19 @@ def test_bound_is_a_ceiling_on_every_published_at_scale_row():
         got = module.score(row)
         assert got["bound"] >= row.measured_tokens_per_s_per_gpu, row.source
         assert got["bound"] >= got["expected"] > 0, row.source
+
+
+def test_aggregated_ep_meets_its_targets_and_bound_needs_no_more():
+    """Aggregated EP (prefill chunks in the decode steps, DeepEP normal kernels): within both targets, devices =
+    replicas x ranks, and bound needs no more devices than expected."""
+    from roofline.models.serving.disagg import aggregated_ep
+
+    s = _scenario("h200", "deepseek-v3")
+    mix = ServingMix(prompt_tokens=2000, output_tokens=500)
+    e = aggregated_ep(s, mix, 50.0, itl_s=0.05, ttft_s=2.0)
+    b = aggregated_ep(s, mix, 50.0, itl_s=0.05, ttft_s=2.0, estimate_name="bound")
+    assert e is not None and b is not None
+    assert e.itl_s <= 0.05 and e.ttft_s <= 2.0 and e.kind == "ep"
+    assert e.devices == e.replicas * e.size
+    assert b.devices <= e.devices
+    assert aggregated_ep(_scenario("h200", "llama-3.1-8b"), mix, 5.0, itl_s=0.05, ttft_s=2.0) is None

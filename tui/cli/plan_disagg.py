@@ -130,14 +130,14 @@ def _finite(value: float | None) -> float | None:
 
 
 def aggregated_dict(found) -> dict[str, Any] | None:
-    """The aggregated planner's :class:`DevicePlan` as JSON."""
+    """The best aggregated layout (:class:`AggregatedPlan`) as JSON; ``tp`` kept for TP layouts."""
     if found is None:
         return None
-    point = found.point
-    return {"layout": f"TP{found.tp}", "tp": found.tp, "replicas": found.replicas, "devices": found.devices,
-            "usd_per_hour": found.usd_per_hour, "usd_per_million_tokens": _finite(point.usd_per_million_tokens),
-            "joules_per_token": _finite(point.joules_per_token), "ttft_s": _finite(point.ttft_s),
-            "itl_s": _finite(point.itl_s)}
+    return {"layout": found.layout, "kind": found.kind, "devices_per_instance": found.size,
+            "tp": found.size if found.kind == "tp" else None, "replicas": found.replicas, "devices": found.devices,
+            "usd_per_hour": found.usd_per_hour, "usd_per_million_tokens": _finite(found.usd_per_million_tokens),
+            "joules_per_token": _finite(found.joules_per_token), "ttft_s": _finite(found.ttft_s),
+            "itl_s": _finite(found.itl_s)}
 
 
 def summary(comparison) -> str:
@@ -195,8 +195,8 @@ DISAGG_ASSUMPTIONS = (
     "arrivals, M/D/1 queueing; the prompt's KV (every layer) goes to a decode instance over the NVLink domain when "
     "both fit in it, else each device's NIC, one sender per distinct KV shard (expected) or every device at spec "
     "streamed under the prefill (bound); decode steps carry no prefill; EP all-to-all as DeepEP measures it "
-    "(models/expert_parallel.py); both pools priced per device-hour alike; the aggregated layout is the frontier's "
-    "TP x replicas")
+    "(models/expert_parallel.py); both pools priced per device-hour alike; the aggregated layout is the cheaper of "
+    "the frontier's TP x replicas and EP instances whose steps mix decodes and prefill chunks (DeepEP normal kernels)")
 
 
 def attach_disagg(args: argparse.Namespace, plans: list[dict[str, Any]], scenarios: list, mix, itl_s, ttft_s, rate,
