@@ -33,15 +33,15 @@ def test_closed_loop_runs_compute_as_stated():
     """A closed loop at concurrency C with mean output G, TTFT and TPOT completes C requests every TTFT + (G - 1)
     TPOT, so its output tokens/s is C G / (TTFT + (G - 1) TPOT) (the keep rule of measured-heldout.md: within 20 %,
     since ShareGPT lengths vary around their mean). Checked on the closed-loop runs that give all three figures (GS,
-    and NIM's AIPerf sweep at fixed lengths, where it holds within 1 %)."""
+    VB, and NIM's AIPerf sweep at fixed lengths, where it holds within 1 %)."""
     runs: dict[tuple, dict[str, float]] = defaultdict(dict)
     for r in ROWS:
-        if r["family"] in ("GS", "NIM"):
+        if r["family"] in ("GS", "NIM", "VB"):
             runs[(r["source"], r["engine"], r["weights"], r["concurrency"])][r["metric"]] = float(r["value"])
             runs[(r["source"], r["engine"], r["weights"], r["concurrency"])]["shape"] = (
                 int(r["concurrency"]), int(r["output"]), int(r["tp"]))
     complete = {k: m for k, m in runs.items() if {"ttft_s", "itl_s", "output_tokens_per_s_per_device"} <= set(m)}
-    assert len(complete) == 12 + 9
+    assert len(complete) == 12 + 9 + 4
     for key, m in complete.items():
         c, g, tp = m["shape"]
         implied = c * g / (m["ttft_s"] + (g - 1) * m["itl_s"])
