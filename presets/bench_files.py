@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import PresetError, PresetFileError
+from .ids import match_id
 from .safe_files import clip, clip_repr, read_bytes_capped
 
 # Detailed runs (vLLM --save-detailed, SGLang --output-details) carry every request's token gaps and texts: tens of
@@ -119,6 +120,29 @@ class _Bad(Exception):
         self.field = field
         self.message = message
         self.line = line
+
+
+_NAME_SUFFIXES = (re.compile(r"[-.](?:i?q\d\w*|f16|bf16|f32|fp16|fp8|awq|gptq|int4|int8)$", re.I),
+                  re.compile(r"^meta-", re.I), re.compile(r"-v\d+(?:\.\d+)*$", re.I),
+                  re.compile(r"-(?:instruct|chat|it|hf|base)$", re.I))
+
+
+def model_preset_for(name: str | None, ids: list[str]) -> str | None:
+    """The preset id a recorded or served model name matches; None when none does: the name's last path part,
+    then with a GGUF quant suffix, a leading ``Meta-``, a version suffix (``-v0.1``) and ``-Instruct``/``-Chat``/
+    ``-it``/``-hf`` removed in turn (``meta-llama/Meta-Llama-3.1-8B-Instruct`` -> ``llama-3.1-8b``); the first exact
+    id match (presets.ids.match_id: case and separators ignored) wins."""
+    if not name:
+        return None
+    text = re.split(r"[\\/]", name.strip())[-1]
+    text = re.sub(r"\.gguf$", "", text, flags=re.I)
+    found = match_id(text, ids)
+    for pattern in _NAME_SUFFIXES:
+        if found:
+            break
+        text = pattern.sub("", text)
+        found = match_id(text, ids)
+    return found
 
 
 # ---- reading ----------------------------------------------------------------------------------------------------

@@ -141,7 +141,7 @@ def test_a_broken_file_is_one_line_exit_2(capsys, name):
     (["validate"], "give a measurements CSV (FILE) or --from-bench"),
     (["validate", "x.csv", "--from-bench", "y.json"], "not both"),
     (["validate", "--from-bench", str(DATA / "vllm-bench-serve.json")], "needs --hardware"),
-    (["validate", "--from-bench", str(DATA / "vllm-bench-serve.json"), "--hardware", "h100-sx"], "did you mean"),
+    (["validate", "--from-bench", str(DATA / "vllm-bench-serve.json"), "--hardware", "h100-sxn"], "did you mean"),
     (["validate", "--from-bench", str(DATA / "vllm-bench-serve.json"), "--hardware", "h100-sxm", "--format",
       "markdown"], "use text or json"),
 ])

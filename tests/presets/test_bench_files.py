@@ -212,3 +212,20 @@ def test_any_json_is_a_run_or_a_one_line_refusal(tmp_path, doc):
         return
     for run in runs:
         assert all(math.isfinite(v.value) and v.value > 0 for v in run.values)
+
+
+@pytest.mark.parametrize(("name", "preset"), [
+    ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b"),
+    ("meta-llama/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b"),
+    ("models/Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf", "llama-3.1-8b"),
+    ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mixtral-8x7b"),
+    ("Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),
+    ("deepseek-ai/DeepSeek-V3", "deepseek-v3"),
+    ("my-finetune-13b", None),
+    (None, None),
+])
+def test_model_names_match_presets_or_nothing(name, preset):
+    from roofline.presets.bench_files import model_preset_for
+    from roofline.presets.loader import preset_ids
+
+    assert model_preset_for(name, preset_ids("models")) == preset

@@ -274,7 +274,7 @@ def test_expected_memo_computes_once_per_concurrency(monkeypatch):
 
     calls = []
     monkeypatch.setattr(live, "expected_tokens_per_s_per_device",
-                        lambda scenario, mix, c: calls.append(c) or 100.0 * c)
+                        lambda scenario, mix, c, options=None: calls.append(c) or 100.0 * c)
     memo = live.ExpectedMemo()
     scenario, mix = object(), ("mix", 1)
     assert [memo(scenario, mix, c) for c in (48, 48, 49, 48)] == [4800.0, 4800.0, 4900.0, 4800.0]
@@ -296,3 +296,29 @@ def test_expected_per_device_is_the_frontiers_point():
     direct = frontier(scenario, mix, [48], "expected", ServingOptions()).points[0].tokens_per_s_per_device
     assert expected_tokens_per_s_per_device(scenario, mix, 48) == pytest.approx(direct)
     assert expected_tokens_per_s_per_device(scenario, mix, 0) is None
+
+
+def test_engine_series_on_the_frontiers_axes():
+    """Per user is 1 / ITL, as the frontier has it: the live trail's last point is (log10 2000/2, log10 1/0.0375)."""
+    import math
+
+    from roofline.tui.views.live_engine import MeasuredPoint, engine_series
+
+    status = _status(replay("vllm"), answered=10.0, polled=10.0)
+    measured = [MeasuredPoint(label="run", concurrency=16, tokens_per_s_per_device=1326.3, itl_s=0.01187),
+                MeasuredPoint(label="no itl", concurrency=4, tokens_per_s_per_device=500.0, itl_s=None)]
+    trail, runs = engine_series(status, measured, devices=2, now_s=10.0)
+    assert trail[0][-1] == pytest.approx(math.log10(1000.0)) and trail[1][-1] == pytest.approx(math.log10(1 / 0.0375))
+    assert runs == ([pytest.approx(math.log10(1326.3))], [pytest.approx(math.log10(1 / 0.01187))])
+    silent = _status(replay("vllm"), answered=10.0, polled=30.0, error="timed out")
+    assert engine_series(silent, [], devices=2, now_s=30.0) == (None, None)
+
+
+def test_model_note():
+    from roofline.tui.views.live_engine import model_note
+
+    ids = ["llama-3.1-8b", "llama-3.1-70b"]
+    assert model_note("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", ids) == ""
+    assert model_note("meta-llama/Llama-3.1-70B-Instruct", "llama-3.1-8b", ids) == (
+        "the engine serves llama-3.1-70b (meta-llama/Llama-3.1-70B-Instruct); the scenario is llama-3.1-8b")
+    assert model_note("my-own-model", "llama-3.1-8b", ids) == "" and model_note(None, "llama-3.1-8b", ids) == ""

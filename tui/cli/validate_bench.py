@@ -12,16 +12,14 @@ Metric mapping (the units of models/validation.py): a serving run's mean TTFT ->
 llama-bench ppN -> ``prefill_tokens_per_s``, tgN -> ``decode_tokens_per_s_per_seq`` (prompt 1), tgN at depth d ->
 ``itl_ms`` (1 / avg_ts, prompt d), ppN+tgM -> ``e2e_s``, all at batch 1.
 
-A recorded model name is matched to a preset id by :func:`model_preset_for`: the name's last path part, then with
-a GGUF quant suffix, a leading ``Meta-``, a version suffix (``-v0.1``) and ``-Instruct``/``-Chat``/``-it``/``-hf``
-removed in turn; the first exact id match wins; none: the run asks for ``--model``.
+A recorded model name is matched to a preset id by :func:`roofline.presets.bench_files.model_preset_for`; no match:
+the run asks for ``--model``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,9 +33,6 @@ _SERVING_METRICS = {"ttft_s": ("ttft_s", 1.0), "itl_s": ("itl_s", 1.0)}
 _STATIC_METRICS = {"prefill_tokens_per_s": ("prefill_tokens_per_s", 1.0),
                    "decode_tokens_per_s_per_seq": ("decode_tokens_per_s_per_seq", 1.0),
                    "decode_step_s": ("itl_ms", 1e3), "e2e_s": ("e2e_s", 1.0)}
-_NAME_SUFFIXES = (re.compile(r"[-.](?:i?q\d\w*|f16|bf16|f32|fp16|fp8|awq|gptq|int4|int8)$", re.I),
-                  re.compile(r"^meta-", re.I), re.compile(r"-v\d+(?:\.\d+)*$", re.I),
-                  re.compile(r"-(?:instruct|chat|it|hf|base)$", re.I))
 
 
 def add_bench_flags(parser: argparse.ArgumentParser) -> None:
@@ -90,23 +85,6 @@ class RunSettings:
     origins: dict[str, str]
 
 
-def model_preset_for(name: str | None, ids: list[str]) -> str | None:
-    """The preset id a recorded model name matches (module docstring); None when none does."""
-    if not name:
-        return None
-    from roofline.presets.ids import match_id
-
-    text = re.split(r"[\\/]", name.strip())[-1]
-    text = re.sub(r"\.gguf$", "", text, flags=re.I)
-    found = match_id(text, ids)
-    for pattern in _NAME_SUFFIXES:
-        if found:
-            break
-        text = pattern.sub("", text)
-        found = match_id(text, ids)
-    return found
-
-
 def _engine_not_recorded(engines) -> str:
     """The engine of a run whose tool does not record it: ``unknown`` where a profile of that name exists (it widens
     the band instead of pretending, DESIGN.md), else the default profile."""
@@ -129,6 +107,8 @@ def _settings(run, args: argparse.Namespace, hardware_id: str, model_ids: list[s
     if args.bench_model:
         model_id, origins["model"] = args.bench_model, "--model"
     else:
+        from roofline.presets.bench_files import model_preset_for
+
         model_id = model_preset_for(run.model, model_ids)
         if model_id is None:
             recorded = "no model name recorded" if not run.model else f"recorded {run.model!r} matches no preset"

@@ -40,14 +40,15 @@ def itl_of(point: LivePoint) -> tuple[float | None, str]:
     return None, ""
 
 
-def expected_tokens_per_s_per_device(scenario, mix, concurrency: int) -> float | None:
-    """The expected frontier's tokens/s per device at ``concurrency`` (None: the point does not fit)."""
+def expected_tokens_per_s_per_device(scenario, mix, concurrency: int, options=None) -> float | None:
+    """The expected frontier's tokens/s per device at ``concurrency`` (None: the point does not fit), with the
+    serving ``options`` the explorer's curve uses (None: the defaults)."""
     from roofline.models.serving import frontier
     from roofline.models.serving.inputs import ServingOptions
 
     if concurrency < 1:
         return None
-    point = frontier(scenario, mix, [concurrency], "expected", ServingOptions()).points[0]
+    point = frontier(scenario, mix, [concurrency], "expected", options or ServingOptions()).points[0]
     value = float(point.tokens_per_s_per_device)
     return value if point.fits and math.isfinite(value) and value > 0 else None
 
@@ -60,13 +61,13 @@ class ExpectedMemo:
         self._key: tuple[object, object] | None = None
         self._values: dict[int, float | None] = {}
 
-    def __call__(self, scenario, mix, concurrency: int) -> float | None:
-        if self._key is None or self._key[0] is not scenario or self._key[1] != mix:
-            self._key, self._values = (scenario, mix), {}
+    def __call__(self, scenario, mix, concurrency: int, options=None) -> float | None:
+        if self._key is None or self._key[0] is not scenario or self._key[1] != (mix, options):
+            self._key, self._values = (scenario, (mix, options)), {}
         if concurrency not in self._values:
             if len(self._values) > 512:
                 self._values.clear()
-            self._values[concurrency] = expected_tokens_per_s_per_device(scenario, mix, concurrency)
+            self._values[concurrency] = expected_tokens_per_s_per_device(scenario, mix, concurrency, options)
         return self._values[concurrency]
 
 
@@ -180,3 +181,38 @@ def measured_points(runs: Iterable[BenchRun], *, devices: int) -> list[MeasuredP
                                     tokens_per_s_per_device=throughput.value / max(devices, 1),
                                     itl_s=None if itl is None else itl.value))
     return sorted(points, key=lambda p: p.concurrency)
+
+
+def _log_xy(pairs: Iterable[tuple[float, float | None]]) -> tuple[list[float], list[float]]:
+    """log10 of (tokens/s per device, tokens/s per user = 1 / ITL) for the pairs with both positive."""
+    xs, ys = [], []
+    for per_device, itl in pairs:
+        if per_device and per_device > 0 and itl and itl > 0:
+            xs.append(math.log10(per_device))
+            ys.append(math.log10(1.0 / itl))
+    return xs, ys
+
+
+def engine_series(status: EngineStatus | None, measured: Iterable[MeasuredPoint], *, devices: int, now_s: float
+                  ) -> tuple[tuple[list[float], list[float]] | None, tuple[list[float], list[float]] | None]:
+    """The frontier chart's extra series in its units (log10 tokens/s per device, log10 tokens/s per user with per
+    user = 1 / ITL as the frontier has it): the live trail (its last point is the live point), the measured runs."""
+    trail = None
+    if status is not None and silence_text(status, now_s) is None:
+        pairs = [(p.output_tokens_per_s / max(devices, 1), itl_of(p)[0]) for p in status.trail
+                 if p.output_tokens_per_s is not None]
+        xy = _log_xy(pairs)
+        trail = xy if xy[0] else None
+    runs = _log_xy((p.tokens_per_s_per_device, p.itl_s) for p in measured)
+    return trail, (runs if runs[0] else None)
+
+
+def model_note(served: str | None, scenario_model_id: str, preset_ids: Iterable[str]) -> str:
+    """What the engine serves against the scenario's model: "" when they agree or the name matches no preset;
+    else ``the engine serves llama-3.1-70b (meta-llama/Llama-3.1-70B-Instruct); the scenario is llama-3.1-8b``."""
+    from roofline.presets.bench_files import model_preset_for
+
+    preset = model_preset_for(served, list(preset_ids))
+    if preset is None or preset == scenario_model_id:
+        return ""
+    return f"the engine serves {preset} ({served}); the scenario is {scenario_model_id}"

@@ -1,0 +1,112 @@
+"""A running engine's live point in the Serving view: this line polls the engine's ``/metrics`` on a thread
+(:class:`~roofline.tui.probe.engine_metrics.EnginePoller`), says in one line where it stands
+(:func:`~roofline.tui.views.live_engine.verdict`) and posts each status up as :class:`EngineUpdate` (the Serving view
+draws the point and its trail on the frontier). The frontier at the live concurrency is computed on the polling
+thread (``annotate``), so the UI thread only formats text. It never touches a widget from the thread: the status
+comes back as a message. GPU counters (``l``) are another worker; both can be on together.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.message import Message
+from textual.widgets import Static
+
+from roofline.tui.probe.engine_metrics import EngineMonitor, EnginePoller, EngineStatus, endpoint_for
+from roofline.tui.views.live_engine import ExpectedMemo, live_concurrency, model_note, verdict
+from roofline.tui.views.state import ExplorerState
+
+
+@dataclass
+class EngineUpdate(Message):
+    """A poll's status (None: polling stopped), posted from the polling thread to the line, bubbling to its view."""
+
+    status: EngineStatus | None
+
+
+class EngineLine(Static):
+    """The engine's one-line verdict under the frontier; :meth:`start` and :meth:`stop` the polling."""
+
+    def __init__(self) -> None:
+        super().__init__(id="engine-line", markup=False)
+        self.poller: EnginePoller | None = None
+        self.status: EngineStatus | None = None
+        self.state: ExplorerState | None = None  # the scenario the point is read against (set by the view)
+        self.url: str | None = None
+        self._memo = ExpectedMemo()
+        self._noted: tuple[str | None, str, str] = (None, "", "")  # (served model, scenario's model, the note)
+
+    @property
+    def on(self) -> bool:
+        return self.poller is not None
+
+    def start(self, url: str) -> None:
+        """Poll ``url`` (the user's, nothing else); a URL that is not one says why on the line."""
+        self.stop()
+        self.url = url
+        try:
+            monitor = EngineMonitor(url)
+        except ValueError as err:
+            self.update(Text(f"{err} (m to retry)"))
+            return
+        self.add_class("-on")
+        self.update(Text(f"engine: asking {endpoint_for(url).display} ... (m stops)"))
+        self.poller = EnginePoller(monitor, lambda status: self.post_message(EngineUpdate(status)),
+                                   annotate=self._annotate).start()
+
+    def stop(self) -> None:
+        if self.poller is not None:
+            self.poller.stop()
+            self.poller = None
+            self.status = None
+            self.remove_class("-on")
+            self.update("")
+            self.post_message(EngineUpdate(None))
+
+    def toggle(self, url: str | None) -> None:
+        if self.on:
+            self.stop()
+        elif url:
+            self.start(url)
+        else:
+            self.update(Text("no engine URL: start with roofline --engine-url http://127.0.0.1:8000 (its /metrics "
+                             "and /v1/models are read, nothing else)"))
+
+    def on_unmount(self) -> None:
+        if self.poller is not None:
+            self.poller.stop()
+
+    def _annotate(self, status: EngineStatus) -> float | None:
+        """Polling thread: the expected frontier's tokens/s per device at the live concurrency, for the state the
+        line holds now (a frozen object: reading the reference is safe)."""
+        state = self.state
+        if state is None or state.serving is None or status.point is None:
+            return None
+        settings = state.serving.settings
+        return self._memo(state.results.scenario, settings.mix, live_concurrency(status), settings.options)
+
+    def on_engine_update(self, message: EngineUpdate) -> None:
+        if message.status is None or self.poller is None:
+            return
+        self.status = message.status
+        self.show()
+
+    def show(self) -> None:
+        """The verdict for the last status against the state's scenario and targets."""
+        status, state = self.status, self.state
+        if status is None:
+            return
+        if state is None or state.serving is None:
+            self.update(Text(f"{status.engine or 'engine'}: the serving numbers are not computed"))
+            return
+        scenario = state.results.scenario
+        line = verdict(status, devices=scenario.parallelism.devices, itl_target_s=state.serving.settings.itl_target_s,
+                       expected_per_device=status.annotation if isinstance(status.annotation, float) else None,
+                       now_s=time.monotonic())
+        if status.model != self._noted[0] or scenario.model.id != self._noted[1]:
+            self._noted = (status.model, scenario.model.id, model_note(status.model, scenario.model.id,
+                                                                       state.catalog.models))
+        self.update(Text(line + (f"; {self._noted[2]}" if self._noted[2] else "")))
