@@ -77,8 +77,9 @@ def _chart_inputs() -> dict[str, list[tuple]]:
 
     from roofline.presets import load_catalog
     from roofline.tui.inputs.form import ScenarioForm, build_scenario
-    from roofline.tui.views.chart_data import chart_args
+    from roofline.tui.views.registry import BY_ID
     from roofline.tui.views.results import compute_results
+    from roofline.tui.views.state import ExplorerState
 
     catalog = load_catalog()
     form = ScenarioForm(model_ref="llama-3.1-70b", tp=4, batch=16, prompt_tokens=4096, output_tokens=1024)
@@ -86,37 +87,26 @@ def _chart_inputs() -> dict[str, list[tuple]]:
     for batch in BATCHES:
         results = compute_results(build_scenario(replace(form, batch=batch), catalog))
         for view in VIEWS:
-            inputs[view].append(chart_args(view, results))
+            inputs[view].append(BY_ID[view].data(ExplorerState(form=form, results=results, catalog=catalog)))
     return inputs
 
 
-def _chart_classes():
-    from roofline.tui.explorer import charts
+def _plots():
+    """Per view, its plot function (tui/views/plots.py through the view registry): figure, size, data."""
+    from roofline.tui.views.registry import BY_ID
 
-    return {"roofline": charts.RooflineChart, "batch": charts.BatchSweepChart, "context": charts.ContextSweepChart,
-            "memory": charts.MemoryChart}
-
-
-def _stand_in(chart_class, plt, width: int, height: int):
-    """What a chart's ``draw`` needs of the widget, without a running app: ``plt``, the build size and the chart's
-    own layout helpers (title, label_beside, canvas_rows) bound to it."""
-    from types import MethodType, SimpleNamespace
-
-    stand_in = SimpleNamespace(plt=plt, _build_size=(width, height))
-    for name in ("title", "label_beside", "canvas_rows"):
-        setattr(stand_in, name, MethodType(getattr(chart_class, name), stand_in))
-    return stand_in
+    return {view: BY_ID[view].plot for view in VIEWS}
 
 
 def record(width: int, height: int) -> dict[str, list[list]]:
     """Per view, per batch: the plotext calls the explorer's chart makes at this size."""
-    classes, recorded = _chart_classes(), {}
+    plots, recorded = _plots(), {}
     for view, args_list in _chart_inputs().items():
         recorded[view] = []
         for args in args_list:
-            stand_in = _stand_in(classes[view], _Recorder(), width, height)
-            classes[view].draw(stand_in, *args)
-            recorded[view].append(stand_in.plt.calls)
+            recorder = _Recorder()
+            plots[view](recorder, (width, height), *args)
+            recorded[view].append(recorder.calls)
     return recorded
 
 
@@ -129,16 +119,19 @@ def build_5x(width: int, height: int) -> dict[str, list[float]]:
 
     switch.install_plotext_speedups()
     console = Console(width=width, color_system="truecolor", force_terminal=True)
-    classes, times = _chart_classes(), {}
+    from types import SimpleNamespace
+
+    # what plot_rows asks of the chart widget: textual-plotext's plotext theme name for the app's theme
+    widget = SimpleNamespace(_get_plotext_theme_name=lambda _theme: THEME, app=SimpleNamespace(theme=None))
+    plots, times = _plots(), {}
     for view, args_list in _chart_inputs().items():
         plt = Plot()
-        stand_in = _stand_in(classes[view], plt, width, height)
         previous, times[view] = None, []
         for args in args_list:
             start = time.perf_counter()
             switch.reset_plot(plt)
-            classes[view].draw(stand_in, *args)
-            previous = switch.plot_rows(plt, width, height, THEME, previous, light=False, console=console,
+            plots[view](plt, (width, height), *args)
+            previous = switch.plot_rows(plt, width, height, widget, previous, light=False, console=console,
                                         public=lambda plt=plt: _public_text(plt, width, height))
             times[view].append(time.perf_counter() - start)
             assert len(previous[1]) == height

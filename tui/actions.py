@@ -7,7 +7,7 @@ deck) and ``talk`` (the audience's slide screen). The explorer's batch and promp
 
 Each :class:`Action` has an id (``batch.double``: stable, for user key overrides), its keys, the action it runs,
 a short footer label and a help sentence. No key is a priority binding: measured side by side, taking the batch
-keys before the focused widget saved nothing (benchmarks/README.md, issue 17), so a field that types a key gets it
+keys before the focused widget saved nothing (benchmarks/README.md), so a field that types a key gets it
 first, and ``ExplorerScreen.check_action`` shows such keys dimmed in the footer while it has focus.
 """
 

@@ -11,7 +11,6 @@ from roofline.tui import messages as m
 from roofline.tui.actions import TYPED_IN_FIELDS
 from roofline.tui.inputs.limits import FIELD_LIMITS
 from roofline.tui.views.registry import BY_ID
-from roofline.tui.views.results import Ceiling
 
 
 def check_action(screen, action: str, parameters: tuple) -> bool | None:
@@ -49,7 +48,7 @@ def toggle_inputs(screen) -> None:
 
 
 def toggle_ceilings(screen) -> None:
-    screen.set_ceiling(Ceiling.SPEC if screen.achievable else Ceiling.ACHIEVABLE)
+    screen.set_ceiling(screen.ceiling.toggled())
 
 
 def pin_baseline(screen) -> None:

@@ -57,7 +57,7 @@ class ExplorerScreen(switch.explorer_screen_base()):
 
     results = property(lambda self: self.state.results if self.state else None, doc="the results on screen")
     serving = property(lambda self: self.state.serving if self.state else None, doc="the serving numbers shown")
-    achievable = property(lambda self: self.ceiling is Ceiling.ACHIEVABLE, doc="the achievable ceilings chosen")
+    achievable = property(lambda self: self.ceiling.achievable, doc="the achievable ceilings chosen")
     invalid_fields = property(lambda self: self.problems.invalid, doc="field -> its status message, latest last")
     live_trail = property(lambda self: self.live.trail, doc="the live counters' points while they are on")
     inputs = cached_property(lambda self: self.query_one(InputsPanel))
@@ -141,7 +141,7 @@ class ExplorerScreen(switch.explorer_screen_base()):
     def set_ceiling(self, ceiling: Ceiling) -> None:
         if ceiling is not self.ceiling:
             self.ceiling = ceiling
-            self.inputs.show_value("achievable", ceiling is Ceiling.ACHIEVABLE)
+            self.inputs.show_value("achievable", ceiling.achievable)
             self.redraw()
 
     # ---- messages from below: each changes one choice, then a new state goes down ---------------------------------

@@ -9,7 +9,7 @@ for the rows inside it: the input pane's other fields are not touched when the c
 tall as the screen renders one row for a one-row change; a widget that overlaps no changed region (a scrollbar
 beside a table's changed rows) is not rendered at all.
 
-What reaches the terminal is the same, byte for byte (tests/test_partial_paint.py compares every update of a
+What reaches the terminal is the same, byte for byte (tests/perf/test_partial_paint.py compares every update of a
 session with Textual's, at 160x50 and 80x24): the spans written are those of the changed regions, and every chop
 (the piece of a line between two widget edges) that a span enters is taken from a piece that it overlaps, where
 the widget on top of it is rendered; the chop starting where a span ends, of which Textual writes only a cursor

@@ -17,13 +17,13 @@ from roofline.models.sweeps import BatchSweep, ContextSweep, batch_sweep, contex
 
 class Ceiling(Enum):
     """Which ceilings the numbers use: the spec sheet's (the ``bound`` estimate) or the achievable ones (the
-    ``expected`` estimate). One choice for the explorer, the slides and the report; it is truthy when achievable,
-    so the views' ``achievable`` arguments take it as they take a bool."""
+    ``expected`` estimate). One choice for the explorer, the slides and the report."""
 
     SPEC = "bound"
     ACHIEVABLE = "expected"
 
-    def __bool__(self) -> bool:
+    @property
+    def achievable(self) -> bool:
         return self is Ceiling.ACHIEVABLE
 
     @property
@@ -32,10 +32,10 @@ class Ceiling(Enum):
 
     @property
     def label(self) -> str:
-        return "achievable (expected)" if self else "spec (bound)"
+        return "achievable (expected)" if self.achievable else "spec (bound)"
 
     def toggled(self) -> Ceiling:
-        return Ceiling.SPEC if self else Ceiling.ACHIEVABLE
+        return Ceiling.SPEC if self.achievable else Ceiling.ACHIEVABLE
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -32,4 +32,4 @@ class ExplorerState:
     @property
     def achievable(self) -> bool:
         """True when the achievable ceilings (the ``expected`` estimate) are chosen."""
-        return self.ceiling is Ceiling.ACHIEVABLE
+        return self.ceiling.achievable
