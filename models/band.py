@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .engines import engines_for_vendor
+from .engines import engine_profile, engines_for_vendor
 from .estimate import Ceilings, scenario_ceilings
 from .hardware import Hardware
 from .inference import Estimate, GenerationOps, estimate, generation_ops
@@ -49,10 +49,12 @@ def band_engines(scenario: Scenario) -> tuple[str, ...]:
     Profiles of old releases whose kernels current builds replaced (``superseded = true`` in their files: llama.cpp
     of 2023 and May 2024, TensorRT-LLM 0.5's per-query-head decode attention) are left out: a stack chosen today is
     none of them, so they widen the band only when the scenario names one (with them, an 8B model on an H100 ranged
-    34-162 tok/s). So are stacks that run framework modules op by op (``unfused_modules``: transformers in eager
-    PyTorch, several times the fused stacks' kernels): they are in the band when named, and ``unknown`` spans them."""
+    34-162 tok/s). So are profiles with ``in_band = false`` (the generic mode variants ``eager`` and ``compiled``,
+    transformers' modules run op by op): in the band when named. Under ``unknown`` (runtime mode not known) the band
+    spans every current profile of the vendor, every runtime mode among them: the widest band the modes allow."""
+    unknown = engine_profile(scenario.engine).runtime_mode == "unknown"
     ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor)
-                               if not e.superseded and not e.unfused_modules]
+                               if not e.superseded and (e.in_band or unknown)]
     return tuple(dict.fromkeys(ids))
 
 

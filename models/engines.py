@@ -282,6 +282,9 @@ class Engine:
     request_overhead_s: float = 0.0
     # a release current builds replaced: the band leaves it out unless the scenario names it
     superseded: bool = False
+    # in other profiles' bands (False: a generic mode variant or a framework run op by op, which widen the band only
+    # when named or under ``unknown``)
+    in_band: bool = True
     # factor -> where its value comes from, and the date of that source (presets/engines/*.toml)
     sources: dict[str, str] = field(default_factory=dict)
     source_dates: dict[str, str] = field(default_factory=dict)

@@ -161,7 +161,18 @@ def engine_dict(scenario: Scenario) -> dict[str, Any]:
             "decode_gemv_bw_share_here": e.gemv_share(scenario.hardware),
             "gemm_fp16_accumulate": e.gemm_fp16_accumulate, "prompt_dequant_to_f16": e.prompt_dequant_to_f16,
             "prompt_matmul_fraction": e.prompt_matmul_fraction, "prefill_chunk_tokens": e.prefill_chunk_tokens,
-            "notes": e.notes}
+            "notes": e.notes, "unknown_note": unknown_engine_note(scenario)}
+
+
+def unknown_engine_note(scenario: Scenario) -> str:
+    """One line when the scenario names no engine profile (``unknown``): what expected and its band then assume."""
+    if engine_profile(scenario.engine).runtime_mode != "unknown":
+        return ""
+    c = scenario_ceilings(scenario, "expected")
+    return (f"engine unknown: no profile named, so the runtime mode is not known; expected charges each kernel the "
+            f"geometric middle of {c.kernel_overhead_s * 1e6:.1f} us (fused kernels, cheapest mode) and "
+            f"{c.kernel_overhead_high_s * 1e6:.1f} us (unfused modules, dearest mode), and its band spans every "
+            f"current profile and runtime mode for {scenario.hardware.vendor} (name an engine to narrow it)")
 
 
 def topology_dict(scenario: Scenario) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from .errors import PresetError, PresetFileError
 from .safe_files import clip, clip_repr
 
 ENGINE_REQUIRED = ("name", "vendors", "runtime_mode")
-ENGINE_OPTIONAL = ("id", "notes", "superseded", "factors")
+ENGINE_OPTIONAL = ("id", "notes", "superseded", "in_band", "factors")
 FACTOR_KEYS = ("value", "source", "date", "derived_from")
 DATE = re.compile(r"\d{4}-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?")
 FORMAT_FAMILIES = ("native", "int8", "fp8", "int4", "fp4", "gguf")
@@ -90,9 +90,11 @@ def engine_from_doc(doc) -> Engine:
     mode = doc.data.get("runtime_mode")
     if mode not in RUNTIME_MODES:
         raise doc.fail("runtime_mode", f"unknown runtime mode {clip_repr(mode)} (known: {', '.join(RUNTIME_MODES)})")
-    superseded = doc.data.get("superseded", False)
-    if not isinstance(superseded, bool):
-        raise doc.fail("superseded", f"must be true or false, got {clip_repr(superseded)}")
+    flags = {}
+    for key, default in (("superseded", False), ("in_band", True)):
+        flags[key] = doc.data.get(key, default)
+        if not isinstance(flags[key], bool):
+            raise doc.fail(key, f"must be true or false, got {clip_repr(flags[key])}")
     factors = doc.table("factors", required=False)
     doc.check_keys(FACTORS, factors, "factors.")
     fields: dict[str, Any] = {}
@@ -125,5 +127,6 @@ def engine_from_doc(doc) -> Engine:
             key = target
         sources[key], dates[key] = clip(source.strip(), 400), date
     return Engine(id=engine_id, name=doc.string("name"), vendors=_string_list(doc, "vendors"), runtime_mode=mode,
-                  superseded=superseded, dequant_efficiency=dequant, sources=sources, source_dates=dates,
+                  superseded=flags["superseded"], in_band=flags["in_band"], dequant_efficiency=dequant, sources=sources,
+                  source_dates=dates,
                   notes=doc.string("notes", required=False), **fields)

@@ -11,12 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from roofline.models.architecture import ModelArchitecture
-from roofline.models.engines import DEFAULT_ENGINE, engine_ids
+from roofline.models.engines import DEFAULT_ENGINE, UNKNOWN_ENGINE
 from roofline.models.errors import ModelInputError
 from roofline.models.hardware import Hardware
 from roofline.models.scenario import Batching, Parallelism, Scenario, released_precisions
 from roofline.models.validation import METRICS, SERVING_METRICS
 
+from .engine_profiles import check_engine
 from .loader import PresetFileError, load_hardware, load_model
 from .safe_files import clip, clip_repr, read_text_capped
 
@@ -33,7 +34,8 @@ ScenarioBuilder = Callable[[dict[str, Any], Hardware, ModelArchitecture], Scenar
 
 REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "batch", "prompt", "output", "metric",
                     "value")
-# Optional: ``engine`` (engines.ENGINES; empty: the default), ``family`` (the source family; empty: the id's prefix),
+# Optional: ``engine`` (an engine profile id; empty: ``unknown``; an id without a profile skips the row, naming the
+# closest ids; a file without the column: the default), ``family`` (the source family; empty: the id's prefix),
 # ``concurrency`` (a serving benchmark's requests in flight; empty: a static batch), ``rate`` (its request rate per
 # second; empty or ``inf``: all at once), ``flash_attention`` (``1``/``0``: whether the run's attention was one fused
 # kernel; empty: 1, as the explorer assumes; llama.cpp ran it unfused unless started with ``-fa 1``).
@@ -41,8 +43,8 @@ REQUIRED_COLUMNS = ("id", "hardware", "tp", "pp", "model", "weights", "kv", "bat
 
 @dataclass(frozen=True, slots=True)
 class MeasurementRow:
-    """One measurement. ``scenario.engine`` is the engine it is scored with; ``stated_engine`` the file's (an engine
-    with no profile, e.g. ``exllama``, is scored with the default and keeps its name here). ``concurrency`` and
+    """One measurement. ``scenario.engine`` is the engine it is scored with; ``stated_engine`` the file's (a name
+    without a profile skips the row). ``concurrency`` and
     ``rate_per_s``: a serving benchmark's (``None``: a static batch; ``rate_per_s`` None: all requests at once)."""
 
     id: str
@@ -166,6 +168,9 @@ def read_measurements(path: Path, check: NumberCheck | None = None, build: Scena
     hardware_cache, model_cache = {}, {}
     try:
         missing = [c for c in REQUIRED_COLUMNS if c not in (reader.fieldnames or [])]
+        # a row of a file with an engine column that leaves it empty names no stack: ``unknown``; a file without the
+        # column (written before engine profiles) is scored under the default, as it was
+        no_engine = UNKNOWN_ENGINE if "engine" in (reader.fieldnames or []) else DEFAULT_ENGINE
         if missing:
             raise ValueError(f"{path}:1: missing columns: {', '.join(missing)}")
         for raw in reader:
@@ -182,7 +187,7 @@ def read_measurements(path: Path, check: NumberCheck | None = None, build: Scena
                 known = METRICS + SERVING_METRICS if serving else METRICS
                 if metric not in known:
                     raise ValueError(f"metric {clip_repr(metric)} is not one of {', '.join(known)}")
-                stated_engine = (raw.get("engine") or "").strip() or DEFAULT_ENGINE
+                stated_engine = (raw.get("engine") or "").strip() or no_engine
                 value_text = raw["value"].strip()
                 if len(value_text) > _MAX_NUMBER_CHARS:
                     raise ValueError(f"value {clip_repr(value_text, 40)} is not a number of plausible length")
@@ -205,7 +210,7 @@ def read_measurements(path: Path, check: NumberCheck | None = None, build: Scena
                     "prompt_tokens": _whole(raw, "prompt", check), "output_tokens": _whole(raw, "output", check),
                     "flash_attention": _flash_attention(raw), "tp": _whole(raw, "tp", check),
                     "pp": _whole(raw, "pp", check, "1"),
-                    "engine": stated_engine if stated_engine in engine_ids() else DEFAULT_ENGINE,
+                    "engine": check_engine(stated_engine, "engine"),
                 }
                 scenario = build(values, hardware_cache[hw_id], model)
             except KeyError as err:

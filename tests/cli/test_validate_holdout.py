@@ -106,12 +106,15 @@ def test_heldout_rows_keep_their_engine_and_family(capsys):
     assert engines["MX-001"] == "mlx" and out["engine_notes"] == []
 
 
-def test_an_engine_without_a_profile_is_scored_with_the_default_and_said(tmp_path, capsys):
+def test_an_engine_without_a_profile_skips_the_row_with_the_closest_ids(tmp_path):
+    """A name without a profile is not scored as something else: the row is skipped, naming the closest ids and
+    ``unknown``; an empty cell is ``unknown`` (the widest band)."""
     f = tmp_path / "m.csv"
-    f.write_text(HEADER + "U-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,8,exllama,U,,\n")
-    out = _validate_json(f, capsys=capsys)
-    assert [r["engine"] for r in out["rows"]] == ["generic"]
-    assert any("'exllama' has no profile" in note for note in out["engine_notes"])
+    f.write_text(HEADER + "U-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,8,vlm,U,,\n"
+                 "U-2,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,128,128,itl_ms,8,,U,,\n")
+    rows, skipped = read_measurements(f)
+    assert [r.scenario.engine for r in rows] == ["unknown"]
+    assert [s.id for s in skipped] == ["U-1"] and "did you mean vllm" in skipped[0].reason
 
 
 def test_a_row_is_scored_with_its_engine(tmp_path):
@@ -120,7 +123,7 @@ def test_a_row_is_scored_with_its_engine(tmp_path):
     the expected bandwidth. The bound does not depend on the engine."""
     f = tmp_path / "m.csv"
     f.write_text(HEADER + "E-1,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,32768,64,itl_ms,20,trtllm-0.5,E,,\n"
-                 "E-2,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,32768,64,itl_ms,20,,E,,\n")
+                 "E-2,h100-sxm,1,1,llama-3.1-8b,bf16,bf16,1,32768,64,itl_ms,20,generic,E,,\n")
     (old, generic), _ = read_measurements(f)
     assert old.scenario.engine == "trtllm-0.5" and generic.scenario.engine == "generic"
     r_old = evaluate(old.id, old.scenario, old.metric, old.value)

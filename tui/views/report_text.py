@@ -61,6 +61,7 @@ def _summary_lines(r: dict[str, Any]) -> list[str]:
         f"{hw['compute_dtype']} peak {si(hw['peak_flops_per_s'], 'FLOP/s')}, "
         f"bandwidth {si(hw['mem_bw_bytes_per_s'], 'B/s')}, ridge {flop_per_byte(hw['ridge_flops_per_byte'])} FLOP/B",
         _stack_line(r),
+        *([r["engine"]["unknown_note"]] if r.get("engine", {}).get("unknown_note") else []),
         f"batch {b['batch']}, prompt {b['prompt_tokens']}, output {b['output_tokens']} tokens, "
         f"FlashAttention {'on' if b['flash_attention'] else 'off'}; mean decode context "
         f"{b['mean_decode_context_tokens']:,.0f}",
@@ -75,7 +76,8 @@ def _stack_line(r: dict[str, Any]) -> str:
     engine, topo = r.get("engine"), r.get("topology")
     if not engine or not topo:
         return "engine and topology: not stated (report from before engine profiles)"
-    line = f"engine {engine['id']}" + (" (the default)" if engine["default"] else "") + f": {engine['name']}; "
+    mode = f" ({engine['runtime_mode']} mode)" if engine.get("runtime_mode") else ""
+    line = f"engine {engine['id']}" + (" (the default)" if engine["default"] else "") + f": {engine['name']}{mode}; "
     if topo["ring_link"] is None:
         return line + f"topology {topo['id']} (one device per TP group: no collectives)"
     how = "derived from the preset" if topo["derived_from_preset"] else "stated"
