@@ -29,7 +29,25 @@ def match_id(ref: str, ids: Iterable[str]) -> str | None:
         return found[0]
     bare = wanted.replace("-", "")
     found = [i for i in known if _key(i).replace("-", "") == bare]
-    return found[0] if len(found) == 1 else None
+    if len(found) == 1:
+        return found[0]
+    short = short_name_matches(ref, known)
+    return short[0] if len(short) == 1 else None
+
+
+def short_name_matches(ref: str, ids: Iterable[str]) -> list[str]:
+    """The ids ``ref`` is a short name of: ids that start with it (ignoring case and separators), where the id
+    goes on with a separator or a letter, never a digit (``mi300`` -> ``mi300x``, ``h100`` -> the three H100s,
+    ``a10`` not the A100s). Two characters or fewer name nothing (issue 30 item 26)."""
+    wanted = _key(ref)
+    if len(wanted.replace("-", "")) < 3:
+        return []
+    out = []
+    for i in sorted(set(ids)):
+        key = _key(i)
+        if key.startswith(wanted) and len(key) > len(wanted) and not key[len(wanted)].isdigit():
+            out.append(i)
+    return out
 
 
 def suggest_ids(ref: str, ids: Iterable[str], limit: int = 5) -> list[str]:

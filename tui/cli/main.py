@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -32,7 +33,23 @@ EXPLORER_FLAG_COMMANDS = (None, "serve")
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, no usage dump
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(message)}\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {one_line(_with_suggestion(message))}\n")
+
+
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+def _with_suggestion(message: str) -> str:
+    """argparse's "invalid choice: 'reprot' (choose from ...)" with "did you mean 'report'?" (issue 30 item 26;
+    Python 3.14's ``suggest_on_error`` does the same)."""
+    from difflib import get_close_matches
+
+    match = _INVALID_CHOICE.search(message)
+    if match is None or "did you mean" in message:
+        return message
+    choices = [c.strip().strip("'") for c in match.group("choices").split(",")]
+    near = get_close_matches(match.group("typed"), choices, n=1, cutoff=0.6)
+    return f"{message}; did you mean {near[0]!r}?" if near else message
 
 
 class _RooflineParser(_Parser):
@@ -109,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_scenario_flags(explorer, dest_prefix=TOP)
     explorer.add_argument("--scenario", dest=TOP + "scenario", metavar="FILE",
                           help="open a saved scenario (TOML); before report or plan: that command's scenario")
+    from roofline.tui.cli.validate_bench import add_explorer_engine_flags
+
+    add_explorer_engine_flags(explorer)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
     report = sub.add_parser("report", help="estimate one scenario (text, json or markdown)",
@@ -357,14 +377,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         form, scenario_file, catalog = _explorer_form(args)
-    except UsageError as err:
+        from roofline.tui.cli.validate_bench import explorer_engine_args
+
+        engine_url, measured_runs = explorer_engine_args(args)
+    except (UsageError, ValueError) as err:
         print(f"roofline: error: {one_line(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     from roofline.tui.app import run_explorer
 
     # no --hardware and no scenario file: open on the local GPUs when there are any
     return run_explorer(form, scenario_file=scenario_file, catalog=catalog,
-                        detect_hardware=args.hardware_id is None and not args.scenario)
+                        detect_hardware=args.hardware_id is None and not args.scenario,
+                        engine_url=engine_url, measured_runs=measured_runs)
 
 
 def _os_error_text(err: Exception) -> str:
@@ -436,12 +460,16 @@ def _canonical_ids(form, catalog):
 
 
 def _id_hint(field: str, form, catalog) -> str:
-    from roofline.presets.ids import suggest_ids
+    from roofline.presets.ids import short_name_matches, suggest_ids
 
     if field not in ("hardware_id", "model_ref"):
         return ""
     ids = catalog.hardware if field == "hardware_id" else catalog.models
-    near = suggest_ids(form.hardware_id if field == "hardware_id" else form.model_ref, ids)
+    ref = form.hardware_id if field == "hardware_id" else form.model_ref
+    several = short_name_matches(ref, ids)
+    if len(several) > 1:  # h100: the SXM, PCIe or NVL part (issue 30 item 26)
+        return f" ({ref!r} could mean several presets: did you mean {', '.join(several)}?)"
+    near = suggest_ids(ref, ids)
     return f" (did you mean {', '.join(near)}?)" if near else ""
 
 
