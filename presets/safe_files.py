@@ -215,6 +215,39 @@ def _check_target(path: Path) -> tuple[Path, int | None]:
     return Path(raw), stat.S_IMODE(info.st_mode)
 
 
+def check_save_target(path: Path) -> Path:
+    """Refuse, before any work, a save :func:`atomic_write_text` would refuse: a name the OS cannot take, a folder
+    or special file at the target (``/dev/full``), a missing or unwritable folder (a temporary file is created
+    there and removed). :class:`SaveError` (one line) naming the file; the target is never touched."""
+    target, _ = _check_target(path)
+    try:
+        fd, temp = _exclusive_temp(target.parent, target.name)
+    except OSError as err:
+        raise SaveError(target, _reason(err)) from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(temp)
+    return target
+
+
+def prepare_folder(folder: Path) -> Path:
+    """``folder`` created (with its parents) to save files in; :class:`SaveError` (one line) for a file in the
+    way, a path the OS refuses or a folder that cannot be written."""
+    raw = os.fspath(folder)
+    if "\0" in raw:
+        raise SaveError(raw.replace("\0", "\\0"), "the name contains a NUL character")
+    if any(len(os.fsencode(part)) > MAX_NAME_BYTES for part in Path(raw).parts):
+        raise SaveError(raw, f"name too long (more than {MAX_NAME_BYTES} bytes in one part)")
+    try:
+        Path(raw).mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise SaveError(raw, "it exists and is not a folder") from None
+    except OSError as err:
+        raise SaveError(raw, _reason(err)) from None
+    check_save_target(Path(raw) / "probe")  # writable: a temporary file is made and removed
+    return Path(raw)
+
+
 def _exclusive_temp(folder: Path, name: str) -> tuple[int, Path]:
     """A new, empty file with an unpredictable name in ``folder``, created exclusively (never through a link)."""
     flags = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)

@@ -89,3 +89,12 @@ def test_present_without_a_terminal_exits_at_once_with_one_line(tmp_path):
 def test_present_without_a_terminal_is_refused_in_process(capsys):
     line = _one_line_error(*run_cli(["present"], capsys))  # pytest's stdin is not a terminal
     assert "terminal" in line
+
+
+@pytest.mark.parametrize(("fmt", "where"), [("html", "/dev/full"), ("svg", "/proc/self/nope"),
+                                            ("html", "/proc/self/nope/talk.html")])
+def test_the_target_is_refused_before_any_slide_is_drawn(monkeypatch, capsys, fmt, where):
+    if not Path(where.split("/nope")[0]).exists():
+        pytest.skip(f"needs {where}")
+    monkeypatch.setattr("roofline.tui.talk.export.screenshots", lambda *a, **k: pytest.fail("slides drawn"))
+    _one_line_error(*run_cli(["present", "--export", fmt, where], capsys))

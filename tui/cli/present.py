@@ -91,10 +91,17 @@ def _export(args: Namespace, deck: Deck, slides: list[BuiltSlide], catalog) -> i
         return 0
     if fmt not in ("svg", "html") or len(rest) != 1:
         raise ValueError("--export: expected 'markdown', 'svg DIR' or 'html FILE'")
+    from roofline.presets.safe_files import check_save_target, prepare_folder
     from roofline.tui.talk.export import export_html, export_svgs
 
     size = parse_size(args.size)
     target = Path(rest[0]).expanduser()
+    # the target is checked before any slide is drawn: a file in the way, /proc, a 300-character name, /dev/full
+    # are one line at once, and nothing is written (issue 30 item 14)
+    if fmt == "svg":
+        prepare_folder(target)
+    else:
+        check_save_target(target)
     if fmt == "svg":
         paths = export_svgs(deck, catalog, target, size)
         print(f"{len(paths)} SVG files ({size[0]}x{size[1]} cells) in {target}")
