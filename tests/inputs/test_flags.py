@@ -83,3 +83,13 @@ def test_an_itl_target_below_a_microsecond_is_a_unit_slip_everywhere(capsys):
     for argv in (["plan", "--itl-ms", "0.0005"], ["report", "--itl-ms", "0.0005"], ["--itl-ms", "0.0005"]):
         code, _, err = run_cli(argv, capsys)
         assert code == 2 and "--itl-ms" in err, argv
+
+
+def test_a_list_flag_before_plan_is_a_list_of_one(capsys):
+    """``roofline --concurrency 8 plan``: the top level takes one value, plan a list; the value carries over."""
+    code, out, err = run_cli(["--concurrency", "8", "plan", "--format", "json"], capsys)
+    assert code == 0, err
+    assert [p["concurrency"] for p in json.loads(out)["expected"]["frontier"]] == [8]
+    code, out, err = run_cli(["--concurrency", "8", "plan", "--concurrency", "2,4", "--format", "json"], capsys)
+    assert code == 0, err
+    assert [p["concurrency"] for p in json.loads(out)["expected"]["frontier"]] == [2, 4]

@@ -311,6 +311,10 @@ def build_plan(args: argparse.Namespace) -> dict[str, Any]:
     from roofline.tui.cli.scenario_source import scenario_file_form
     from roofline.tui.views.precision_text import scenario_precision_warning
 
+    for name in _plan_lists():  # one value given before the command (roofline --concurrency 8 plan): a list of one
+        value = getattr(args, name, None)
+        if value is not None and not isinstance(value, list):
+            setattr(args, name, [value])
     form = form_from_args(args, scenario_file_form(args)[0])
     ids = _hardware_ids(form.hardware_id)
     itl_s, ttft_s, rate = _targets(args)

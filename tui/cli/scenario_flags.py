@@ -101,8 +101,7 @@ def add_scenario_flags(group, *, only: tuple[str, ...] | None = None, dest_prefi
     for spec in INPUTS:
         if spec.flag is None or (only is not None and spec.name not in only):
             continue
-        if spec.name not in lists:
-            added.append(spec.name)
+        added.append(spec.name)  # a list flag too: one value before the command is a list of one
         kwargs: dict = {"dest": dest_prefix + spec.name, "default": None, "help": _help(spec)}
         if spec.kind == "bool":
             group.add_argument(spec.flag, action=argparse.BooleanOptionalAction, **kwargs)
