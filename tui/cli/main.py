@@ -131,13 +131,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_explorer_engine_flags(explorer)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
 
+    # the scenario flags' help says each default itself (ArgumentDefaultsHelpFormatter added "default: None")
     report = sub.add_parser("report", help="estimate one scenario (text, json or markdown)",
-                            formatter_class=argparse.ArgumentDefaultsHelpFormatter,
                             description="Estimate prefill, decode and memory for one scenario, as a spec-sheet "
                             "bound and an expected value.")
     report.set_defaults(command_inputs=(*add_scenario_flags(report), "scenario"))
     report.add_argument("--scenario", metavar="FILE", help="a saved scenario (TOML); flags override its values")
-    report.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format")
+    report.add_argument("--format", choices=("text", "json", "markdown"), default="text",
+                        help="output format (default: text)")
     report.add_argument("--no-ops", action="store_true", help="leave the per-op table out")
 
     history = sub.add_parser("history", help="compute vs memory bandwidth since 2011, from the presets",
@@ -200,7 +201,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_bench_flags(validate)
 
-    calibrate = sub.add_parser("calibrate", formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    calibrate = sub.add_parser("calibrate",
                                help="back-solve this box's efficiency from a measured decode speed")
     calibrate.set_defaults(command_inputs=add_scenario_flags(calibrate, only=(
         "hardware_id", "model_ref", "batch", "prompt_tokens", "output_tokens", "tp", "pp", "weights", "activations",
@@ -213,8 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     calibrate.add_argument("--save", action="store_true", help="store the result in a user hardware preset")
     calibrate.add_argument("--force", action="store_true", help="with --save: replace an existing user preset")
     calibrate.add_argument("--format", choices=("text", "json"), default="text",
-                           help="output format; json: schema_version, hardware, model, measured_step_s, "
-                           "expected_step_s_before, parameter, value, reason, saved")
+                           help="output format (default: text); json: schema_version, hardware, model, "
+                           "measured_step_s, expected_step_s_before, parameter, value, reason, saved")
 
     from roofline.tui.cli.detect import add_detect_parser
     from roofline.tui.cli.measure import add_measure_parser
