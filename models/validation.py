@@ -43,6 +43,7 @@ from .inference import Estimate, GenerationOps, estimate, generation_ops
 from .memory import GIB, memory_footprint
 from .scenario import Scenario
 from .serving import at_rate, frontier, kv_cache_plan
+from .serving.band import SERVING_BAND_METRICS, serving_band
 from .serving.inputs import ServingMix, ServingOptions
 
 RATE_METRICS = ("decode_tokens_per_s_per_seq", "prefill_tokens_per_s", "output_tokens_per_s",
@@ -140,8 +141,17 @@ def with_band(result: RowResult, scenario: Scenario) -> RowResult:
 
 def with_serving_band(result: RowResult, scenario: Scenario, concurrency: int, rate_per_s: float | None
                       ) -> RowResult:
-    """``result`` with the band of its serving metric: :func:`predict_serving` under every band scenario (a variant
-    whose point does not fit, so whose figure is infinite, is left out of the band; none finite: no band)."""
+    """``result`` with the band of its serving metric: TTFT, ITL and output tokens/s over the band scenarios and the
+    arrival patterns the row admits (:func:`serving.band.serving_band`); a saturated table under every band
+    scenario by :func:`predict_serving` (a variant whose point does not fit, so whose figure is infinite, is left out
+    of the band; none finite: no band)."""
+    if result.metric in SERVING_BAND_METRICS:
+        b = scenario.batching
+        mix = ServingMix(prompt_tokens=b.prompt_tokens, output_tokens=b.output_tokens)
+        span = serving_band(scenario, mix, result.metric, concurrency, rate_per_s)
+        if span is None:
+            return result
+        return dataclasses.replace(result, expected_low=span[0], expected_high=span[1])
     values = []
     for s in band_scenarios(scenario):
         value, fits = predict_serving(s, result.metric, concurrency, rate_per_s)
