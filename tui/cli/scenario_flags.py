@@ -74,6 +74,11 @@ def _list_type(spec: ScenarioInput, how: ListFlag, one):
     return parse
 
 
+def _span(spec: ScenarioInput) -> str:
+    """The range every command checks, as --help says it: ``1 to 1,048,576``."""
+    return f"{number_text(spec.low)} to {number_text(spec.high)}"
+
+
 def _help(spec: ScenarioInput) -> str:
     if spec.kind == "dtype":
         default = spec.empty_means if spec.default is None else spec.default
@@ -82,7 +87,7 @@ def _help(spec: ScenarioInput) -> str:
         return f"{spec.help} (default: {'on' if spec.default else 'off'})"
     if spec.kind not in ("int", "float"):
         return f"{spec.help} (default: {spec.default})"
-    span = f"{number_text(spec.low)} to {number_text(spec.high)}"  # the range every command checks
+    span = _span(spec)
     if spec.optional:
         return f"{spec.help} ({span}; default: {spec.empty_means})"
     return f"{spec.help} ({span}; default: {number_text(spec.default)})"
@@ -116,7 +121,9 @@ def add_scenario_flags(group, *, only: tuple[str, ...] | None = None, dest_prefi
         if spec.name in lists:
             kwargs["type"] = _list_type(spec, lists[spec.name], kwargs["type"])
             kwargs["metavar"] = f"{spec.flag_metavar}|a,b,c"
-        kwargs["help"] = helps.get(spec.name, kwargs["help"])
+        if spec.name in helps:  # the command's words, the registry's range
+            span = f" ({_span(spec)})" if spec.kind in ("int", "float") else ""
+            kwargs["help"] = helps[spec.name] + span
         group.add_argument(spec.flag, **kwargs)
     return tuple(added)
 
