@@ -9,7 +9,6 @@ from roofline.presets.deck_file import Deck, Slide
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.inputs.file_values import file_key, form_from_file_values
 from roofline.tui.inputs.form import FormError, ScenarioForm, build_scenario
-from roofline.tui.inputs.limits import FIELD_LIMITS
 from roofline.tui.views.registry import BY_ID
 from roofline.tui.views.results import ExplorerResults, compute_results
 from roofline.tui.views.slide_claims import slide_value
@@ -80,9 +79,7 @@ def rebuild_slide(built: BuiltSlide, form: ScenarioForm, catalog: PresetCatalog)
 
 def turned(form: ScenarioForm, knob: str, factor: float) -> ScenarioForm:
     """The form with the batch or the prompt scaled (the explorer's + - ] [), within the inputs' limits."""
-    if knob == "batch":
-        return form.with_batch(max(1, min(int(FIELD_LIMITS["batch"][1]), int(form.batch * factor))))
-    return form.with_prompt(max(1, min(int(FIELD_LIMITS["prompt_tokens"][1]), int(form.prompt_tokens * factor))))
+    return form.scaled("batch" if knob == "batch" else "prompt_tokens", factor)
 
 
 # the devices `d` / `D` step through on a slide without a compare list of its own
