@@ -35,9 +35,9 @@ PLAN_HELPS = {
     "itl_target_ms": "target inter-token latency, ms (default: none)",
     "ttft_target_ms": "target time to first token, ms (default: none)",
     "prefix_tokens": "shared prompt prefix, tokens, cached with hit rate --prefix-hit",
-    "prefix_hit_rate": "share of requests whose prefix is in the cache, 0..1 (with --prefix-tokens)",
+    "prefix_hit_rate": "share of requests whose prefix is in the cache (with --prefix-tokens)",
     "spec_tokens": "speculative tokens drafted per step (0: no speculation)",
-    "spec_acceptance": "probability that a drafted token is accepted, 0..1",
+    "spec_acceptance": "probability that a drafted token is accepted",
     "price_per_device_hour": "price of one device for an hour, $ (default: the preset's published price, else "
                              "none); with several --hardware, one per device in that order, 'preset' keeps a "
                              "preset's price",

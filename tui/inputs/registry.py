@@ -240,7 +240,7 @@ INPUTS: tuple[ScenarioInput, ...] = (
     ScenarioInput(name="prefix_hit_rate", label="prefix hit", kind="float", default=0.0, low=0.0, high=1.0,
                   flag="--prefix-hit", file_key="prefix_hit_rate", model_error_fields=("prefix_hit_rate",),
                   metavar="H", model_field="ServingMix.prefix_hit_rate", pane="batching", group="serving",
-                  help="serving: share of requests whose prefix is cached, 0..1"),
+                  help="serving: share of requests whose prefix is cached"),
     # 0 is off (the default, and what a saved scenario without speculation holds); 64 drafted tokens is past any
     # published MTP or draft-model setting
     ScenarioInput(name="spec_tokens", label="spec tokens", kind="int", unit="tokens", default=0, low=0, high=64,
@@ -251,7 +251,7 @@ INPUTS: tuple[ScenarioInput, ...] = (
     ScenarioInput(name="spec_acceptance", label="acceptance", kind="float", default=0.7, low=0.0, high=1.0,
                   flag="--accept", file_key="spec_acceptance", model_error_fields=("accept",), metavar="A",
                   pane="batching", group="serving",
-                  help="serving: probability that a drafted token is accepted, 0..1"),
+                  help="serving: probability that a drafted token is accepted"),
 )
 
 BY_NAME: dict[str, ScenarioInput] = {i.name: i for i in INPUTS}
