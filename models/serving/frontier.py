@@ -184,49 +184,57 @@ class _Steps:
     itl_s: np.ndarray
     mixed_share: np.ndarray
     compute_heavier: np.ndarray
+    capacity_step_s: float  # the mean step at D_cap (closed loops), else nan
 
 
 def _steps(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_name: str, options: ServingOptions,
-           arrivals: str) -> _Steps:
-    """Steps and per-request latencies at each decoding count D (vectorised; see the module docstring)."""
+           arrivals: str, capacity_decoding: float | None = None) -> _Steps:
+    """Steps and per-request latencies at each decoding count D (vectorised; see the module docstring).
+
+    Two passes over the ops: every step that carries prefill (the mean step, the group's prefill step, the mixed
+    decode step, and the mean step at ``capacity_decoding`` when given, last) in one, the decode-only step in the
+    other (a pass without prefill has no prefill-only kernels)."""
     c = scenario_ceilings(scenario, estimate_name)
     tau, q = _tau_q(options)
     p_c, g_out, ctx = mix.computed_prompt_tokens, mix.output_tokens, mix.mean_context_tokens
     common = dict(context_tokens=ctx, prompt_tokens=mix.prompt_tokens, prefix_tokens=mix.prefix_tokens,
                   prefix_hit_rate=mix.prefix_hit_rate, query_tokens_per_request=q)
-    draft = draft_scenario(scenario, options.speculation) if options.speculation else None
-    dc = scenario_ceilings(draft, estimate_name) if draft is not None else None
-    shape = np.shape(decoding)
-
-    def step(decodes, prompts):
-        totals = pass_totals(mixed_step_ops(scenario, decode_requests=decodes, prefill_prompts=prompts, **common), c)
-        time = np.broadcast_to(totals.time_s, shape).astype(float)
-        if draft is not None:
-            drafts = build_ops(draft, "decode", batch=np.maximum(decodes, 1e-9), context=ctx)
-            time = time + options.speculation.tokens * np.broadcast_to(pass_totals(drafts, dc).time_s, shape)
-        return time, totals
-
-    mean_s, mean_totals = step(decoding, decoding * tau / g_out)
+    decoding = np.asarray(decoding, dtype=float).reshape(-1)
+    n = decoding.size
     leftover = np.maximum(options.max_num_batched_tokens - decoding * q, 1.0)
     per_step = np.maximum(leftover / p_c, 1.0) if arrivals == "closed" else 1.0  # prompts that arrive together
     group = np.minimum(decoding, per_step)
     prefill_steps = np.maximum(np.ceil(group * p_c / leftover - 1e-9), 1.0)
     others = np.maximum(decoding - group, 0.0)
-    group_s, _ = step(others, group / prefill_steps)
     # ITL: the other requests' prompts arrive in chunks of one group's step; the request's own prompt is in TTFT
     decode_steps = max((g_out - 1.0) / tau, 1.0)
     other_tokens = others * p_c * (g_out - 1.0) / g_out
     chunk_tokens = group * p_c / prefill_steps
     mixed = np.minimum(other_tokens / chunk_tokens, decode_steps)
     mixed_tokens = np.where(mixed > 0, other_tokens / np.maximum(mixed, 1e-30), chunk_tokens)
-    decode_s, _ = step(decoding, np.zeros(shape))
-    mixed_s, _ = step(decoding, mixed_tokens / p_c)
+    extra = [] if capacity_decoding is None else [float(capacity_decoding)]
+    decodes = np.concatenate([decoding, others, decoding, extra])
+    prompts = np.concatenate([decoding * tau / g_out, group / prefill_steps, mixed_tokens / p_c,
+                              [d * tau / g_out for d in extra]])
+    with_prefill = pass_totals(mixed_step_ops(scenario, decode_requests=decodes, prefill_prompts=prompts, **common), c)
+    decode_only = pass_totals(mixed_step_ops(scenario, decode_requests=decoding, prefill_prompts=0.0, **common), c)
+    times = np.broadcast_to(with_prefill.time_s, decodes.shape).astype(float)
+    decode_s = np.broadcast_to(decode_only.time_s, decoding.shape).astype(float)
+    if options.speculation is not None:  # k draft decode steps of the step's decodes, in every step
+        draft = draft_scenario(scenario, options.speculation)
+        all_decodes = np.concatenate([decodes, decoding])
+        drafts = pass_totals(build_ops(draft, "decode", batch=np.maximum(all_decodes, 1e-9), context=ctx),
+                             scenario_ceilings(draft, estimate_name))
+        draft_s = options.speculation.tokens * np.broadcast_to(drafts.time_s, all_decodes.shape)
+        times, decode_s = times + draft_s[:decodes.size], decode_s + draft_s[decodes.size:]
+    mean_s, group_s, mixed_s = times[:n], times[n:2 * n], times[2 * n:3 * n]
+    heavier = np.broadcast_to(np.asarray(with_prefill.compute_s) > np.asarray(with_prefill.memory_s),
+                              decodes.shape)[:n]
     itl = ((decode_steps - mixed) * decode_s + mixed * mixed_s) / decode_steps / tau
-    return _Steps(decoding=np.broadcast_to(decoding, shape).astype(float), mean_step_s=mean_s,
-                  leftover_tokens=leftover, group=group, prefill_steps=prefill_steps,
-                  prefill_s=prefill_steps * group_s, itl_s=itl, mixed_share=mixed / decode_steps,
-                  compute_heavier=np.broadcast_to(np.asarray(mean_totals.compute_s) >
-                                                  np.asarray(mean_totals.memory_s), shape))
+    return _Steps(decoding=decoding, mean_step_s=mean_s, leftover_tokens=leftover, group=group,
+                  prefill_steps=prefill_steps, prefill_s=prefill_steps * group_s, itl_s=itl,
+                  mixed_share=mixed / decode_steps, compute_heavier=heavier,
+                  capacity_step_s=float(times[-1]) if extra else math.nan)
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,22 +251,16 @@ class _Result:
     overhead_s: float
 
 
-def _capacity_per_s(scenario: Scenario, mix: ServingMix, estimate_name: str, options: ServingOptions) -> float:
-    """lambda_cap: the completions per second of D_cap requests decoding (the budget full every step)."""
-    tau, _q = _tau_q(options)
-    d_cap = decode_slots(mix, options)
-    st = _steps(scenario, mix, np.asarray([d_cap]), estimate_name, options, "closed")
-    return float(d_cap * tau / (mix.output_tokens * st.mean_step_s[0]))
-
-
 def _closed(scenario: Scenario, mix: ServingMix, concurrency: np.ndarray, estimate_name: str,
             options: ServingOptions) -> _Result:
     """A closed loop of C requests in flight (the steady cycle of the module docstring)."""
     overhead = request_overhead_s(scenario, estimate_name, options)
-    decoding = np.minimum(concurrency, decode_slots(mix, options))
-    st = _steps(scenario, mix, decoding, estimate_name, options, "closed")
+    tau, _q = _tau_q(options)
+    d_cap = decode_slots(mix, options)
+    st = _steps(scenario, mix, np.minimum(concurrency, d_cap), estimate_name, options, "closed", d_cap)
     engine_e2e = overhead + st.prefill_s + (mix.output_tokens - 1.0) * st.itl_s
-    e2e = np.maximum(engine_e2e, concurrency / _capacity_per_s(scenario, mix, estimate_name, options))
+    capacity_per_s = d_cap * tau / (mix.output_tokens * st.capacity_step_s)  # lambda_cap: the budget full each step
+    e2e = np.maximum(engine_e2e, concurrency / capacity_per_s)
     queue = e2e - engine_e2e
     return _Result(concurrency=concurrency, steps=st, queue_s=queue, ttft_s=overhead + queue + st.prefill_s,
                    e2e_s=e2e, requests_per_s=concurrency / e2e, arrivals="closed", overhead_s=overhead)
@@ -281,15 +283,6 @@ def _poisson(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate
     e2e = ttft + (g - 1.0) * st.itl_s
     return _Result(concurrency=rate * e2e, steps=st, queue_s=queue, ttft_s=ttft, e2e_s=e2e, requests_per_s=rate,
                    arrivals="poisson", overhead_s=overhead)
-
-
-def _take(r: _Result, index: np.ndarray, concurrency: np.ndarray | None = None) -> _Result:
-    """The points ``index`` of a result (optionally reporting another concurrency)."""
-    st = r.steps
-    steps = _Steps(**{f: np.asarray(getattr(st, f))[index] for f in _Steps.__slots__})
-    return _Result(concurrency=r.concurrency[index] if concurrency is None else concurrency, steps=steps,
-                   queue_s=r.queue_s[index], ttft_s=r.ttft_s[index], e2e_s=r.e2e_s[index],
-                   requests_per_s=r.requests_per_s[index], arrivals=r.arrivals, overhead_s=r.overhead_s)
 
 
 def _rate_grid(limit: float) -> np.ndarray:
