@@ -31,7 +31,9 @@ Example, a prefill chunk size (the token budget a continuous-batching step prefi
                   model_error_fields=("max_num_batched_tokens",), pane="batching", group="serving",
                   help="serving: tokens prefilled per step (chunked prefill budget)")
 
-touches this file (and README.md's generated table) only: ``ServingOptions`` already has the field. One that
+(with ``from roofline.models.serving.inputs import DEFAULT_MAX_NUM_BATCHED_TOKENS``) touches this file and
+README.md's generated table only: ``ServingOptions`` already has the field, plan's ``--prefill-chunk 512`` and the
+explorer's field reach it. One that
 the model does not know yet also touches the model's dataclass in ``models/`` and the code there that uses it.
 """
 
