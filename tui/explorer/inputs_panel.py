@@ -21,12 +21,12 @@ from roofline.tui.explorer.panes import BatchingPane, HardwarePane, OptionSelect
 from roofline.tui.explorer.quiet_update import set_text
 from roofline.tui.inputs.form import ScenarioForm
 from roofline.tui.inputs.limits import FIELD_LIMITS, parse_number
-from roofline.tui.inputs.registry import BY_NAME, FORM_FIELDS
+from roofline.tui.inputs.registry import BY_NAME, EMPTY_CHOICE, EMPTY_CHOICE_INPUTS, FORM_FIELDS
 from roofline.tui.messages import CeilingChanged, ContextChanged, FieldAccepted, FieldRefused, FormChanged
 from roofline.tui.views.formatting import flop_per_byte, gib, si
 from roofline.tui.views.state import ExplorerState
 
-AUTO_FIELDS = ("weights", "activations", "topology")  # None in the form, "auto" in the select
+AUTO_FIELDS = EMPTY_CHOICE_INPUTS  # None in the form, EMPTY_CHOICE in the select (the input registry's)
 
 
 class InputsPanel(VerticalScroll):
@@ -83,7 +83,7 @@ class InputsPanel(VerticalScroll):
         w = self._fields.get(name)
         if isinstance(w, OptionSelect):
             if value is None and name in AUTO_FIELDS:
-                value = "auto"
+                value = EMPTY_CHOICE
             with w.prevent(Select.Changed):  # set_options also announces a change (to the first option)
                 w.ensure_option(value)  # a config.json path typed elsewhere
                 w.value = value
@@ -120,7 +120,7 @@ class InputsPanel(VerticalScroll):
         if name not in FORM_FIELDS:
             return  # a view's select (History's metric and vendors)
         event.stop()
-        value = None if name in AUTO_FIELDS and event.value == "auto" else event.value
+        value = None if name in AUTO_FIELDS and event.value == EMPTY_CHOICE else event.value
         self._change(**{name: value})
 
     @on(Checkbox.Changed)
