@@ -11,6 +11,7 @@ from roofline.models.estimate import time_op
 from roofline.models.history import default_endpoints, metric_value
 from roofline.models.sweeps import powers_of_two
 from roofline.presets.loader import PresetCatalog
+from roofline.tui.inputs.registry import BY_NAME
 from roofline.tui.views.chart_series import roofline_points
 from roofline.tui.views.formatting import duration
 from roofline.tui.views.history_charts import HistoryData, history_data
@@ -71,7 +72,7 @@ def memory_by_batch(r: ExplorerResults) -> MemoryByBatch:
     s, m = r.scenario, r.memory
     b = s.batching
     top = max(m.max_batch, b.batch_size, 32) * 2  # past the largest batch that fits; the growth shows even at 0
-    batches = powers_of_two(min(top, 1 << 20))
+    batches = powers_of_two(min(top, int(BY_NAME["batch"].high)))  # no further than a batch can be set
     kv_per_seq = kv_cache_bytes_per_sequence_per_device(s, b.prompt_tokens + b.output_tokens)
     fixed = m.per_device_weights_bytes + m.per_device_runtime_reserve_bytes
     total = np.array([fixed + int(n) * kv_per_seq + activation_bytes_per_device(s, int(n)) for n in batches])
