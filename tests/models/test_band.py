@@ -29,13 +29,14 @@ from tests.conftest import scenario
 
 
 def test_engines_follow_the_vendor_and_keep_the_scenario_engine():
-    # engines.py: Apple runs generic, llama.cpp Metal, MLC and MLX; Google (TPU) only the generic profile
+    # engines.py: Apple runs generic, llama.cpp Metal, MLC and MLX; Google (TPU) only the generic profile in the band
+    # (JetStream and MaxText are the generic factors compiled: in_band = false, in the band when named)
     assert band_engines(scenario("m3-max", "llama-3-8b")) == ("generic", "llamacpp-metal", "mlc", "mlx")
     metal = dataclasses.replace(scenario("m3-max", "llama-3-8b"), engine="llamacpp-metal")
     assert band_engines(metal) == ("llamacpp-metal", "generic", "mlc", "mlx")
     assert band_engines(scenario("tpu-v5e", "llama-3-8b")) == ("generic",)
     assert set(band_engines(scenario("mi300x", "llama-3-8b"))) == {"generic", "gpt-fast", "llamacpp-rocm", "mlc",
-                                                                  "rocm-eager"}
+                                                                  "rocm-eager", "llamacpp-vulkan"}
 
 
 def test_fraction_candidates_are_measured_and_the_default_range_ends():
