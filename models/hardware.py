@@ -63,6 +63,9 @@ class Hardware:
     # price_source names the offer, its URL and the date it was read
     price_usd_per_hour: float | None = None
     price_source: str = ""
+    # how the price is billed: "on-demand" (the list price of an instance, billed while it runs) or "serverless"
+    # (billed per second of work, scale to zero); "" unstated. Only on-demand prices compare for "cheapest"
+    price_basis: str = ""
     achievable_mem_bw_fraction: float | None = None
     achievable_matmul_fraction: dict[str, float] = field(default_factory=dict)
     source: str = ""

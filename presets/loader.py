@@ -37,6 +37,8 @@ from .toml_io import KeyLines, deep_nesting_line, long_number_line, read_toml
 
 ENV_PRESETS_DIR = "ROOFLINE_PRESETS"
 KINDS = ("hardware", "models")
+# how a preset's price is billed (price_basis): an on-demand instance's list price, or serverless per-second work
+PRICE_BASES = ("", "on-demand", "serverless")
 
 PEAK_DTYPES = ("fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")
 _HW_REQUIRED = ("name", "vendor", "year", "mem_bw_gb_per_s", "source", "dense_peak_tflops")
@@ -44,7 +46,7 @@ _HW_OPTIONAL = (
     "id", "category", "memory_type", "memory_capacity_gib", "memory_capacity_gb", "interconnect",
     "interconnect_bw_gb_per_s", "interconnect_latency_us", "l2_cache_mb", "tdp_w", "notes", "achievable",
     "devices_per_package",
-    "sources", "price_usd_per_hour", "price_source", "fp16_accumulate_dense_tflops",
+    "sources", "price_usd_per_hour", "price_source", "price_basis", "fp16_accumulate_dense_tflops",
     *("devices_per_node", "scale_out", "scale_out_unidirectional_gb_per_s", "scale_out_latency_us", "fabric_source"),
 )
 _ACHIEVABLE_KEYS = (
@@ -269,6 +271,10 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
     price = doc.number(d, "price_usd_per_hour", "price_usd_per_hour", required=False, maximum=1e4)
     if price is not None and not doc.string("price_source", required=False).strip():
         raise doc.fail("price_usd_per_hour", "needs price_source (the offer, its URL and the date read)")
+    price_basis = doc.string("price_basis", required=False)
+    if price_basis not in PRICE_BASES:
+        raise doc.fail("price_basis", f"must be one of {', '.join(b for b in PRICE_BASES if b)}, got "
+                       f"{clip_repr(price_basis)}")
     sources = {k: str(v) for k, v in doc.table("sources", required=False).items()}
     for key in ("mem_bw_source", "matmul_source", "fp8_matmul_source"):
         if key in achievable:
@@ -300,6 +306,7 @@ def _hardware_from_doc(doc: _Doc) -> Hardware:
         sources=sources,
         price_usd_per_hour=None if price is None else price / per_package,
         price_source=doc.string("price_source", required=False),
+        price_basis=price_basis,
         **_fabric_fields(doc),
     )
 

@@ -217,6 +217,8 @@ def _device_plan(scenario, mix, options, args, itl_s, ttft_s, rate) -> dict[str,
         "price_usd_per_hour": price,
         "price_source": ("--price-per-hour" if override is not None else (hw.price_source or None)
                          if price is not None else None),
+        "price_basis": ("--price-per-hour" if override is not None else (hw.price_basis or None)
+                        if price is not None else None),
         "power_w": power_w, "power_source": None if power_w is None else "board power (tdp_w) of the preset, a ceiling",
         "memory": {**asdict(memory), "fits": memory.fits},
         **{name: _estimate_plan(scenario, mix, options, name, args.concurrency, itl_s, ttft_s, rate)
@@ -227,8 +229,13 @@ def _device_plan(scenario, mix, options, args, itl_s, ttft_s, rate) -> dict[str,
 def _cheapest(device_plans: list[dict[str, Any]], rate) -> dict[str, Any] | None:
     """The cheapest device under ``expected``: the lowest $/hour for the rate when one is asked, else the lowest
     $/Mtok at the targets' largest concurrency when targets are asked, else at the memory limit."""
-    priced, unpriced = [], []
+    from roofline.tui.views.price_basis import PRICE_BASIS_WORDS, comparable_price
+
+    priced, unpriced, other_basis = [], [], []
     for plan in device_plans:
+        if not comparable_price(plan.get("price_basis")) and plan["price_usd_per_hour"] is not None:
+            other_basis.append(plan["hardware"])  # a serverless or unstated price is not the same kind of price
+            continue
         targets = plan["expected"]["targets"]
         devices = plan["devices_per_replica"]
         if rate is not None:
@@ -249,7 +256,9 @@ def _cheapest(device_plans: list[dict[str, Any]], rate) -> dict[str, Any] | None
         return None
     value, hw_id, devices = min(priced)
     return {"hardware": hw_id, "basis": basis, "value": value, "devices": devices,
-            "without_price_or_plan": [hw for _value, hw, _devices in unpriced]}
+            "price_basis": PRICE_BASIS_WORDS,
+            "without_price_or_plan": [hw for _value, hw, _devices in unpriced],
+            "without_comparable_price": other_basis}
 
 
 def arrival_models(options) -> dict[str, str]:

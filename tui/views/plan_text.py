@@ -144,8 +144,12 @@ def _cheapest_line(plan: dict[str, Any]) -> list[str]:
     if "devices" not in plan:
         return []
     best = plan["cheapest"]
+    other = (best or {}).get("without_comparable_price") or []
+    basis = [f"prices compared: {best['price_basis']}"] if best and best.get("price_basis") else []
+    basis += [f"left out of cheapest (a serverless or unstated price, not comparable): {', '.join(other)}"] \
+        if other else []
     if best is None:
-        return ["cheapest: no device has both a price and a plan meeting the asks"]
+        return ["cheapest: no device has both an on-demand (or --price-per-hour) price and a plan meeting the asks"]
     unit = "/hour" if best["basis"] == "usd_per_hour" else "/Mtok"
     what = {"usd_per_hour": "for the rate within the targets",
             "usd_per_million_tokens at max_concurrency": "at the largest concurrency meeting the targets",
@@ -153,7 +157,7 @@ def _cheapest_line(plan: dict[str, Any]) -> list[str]:
     others = best["without_price_or_plan"]
     return [f"cheapest (expected, {what}): {best['hardware']} at {_usd(best['value'], unit)} on {best['devices']} "
             "devices"
-            + (f"; not compared: {', '.join(others)} (no price or no plan)" if others else "")]
+            + (f"; not compared: {', '.join(others)} (no price or no plan)" if others else ""), *basis]
 
 
 def _table(rows: list[list[str]]) -> list[str]:
