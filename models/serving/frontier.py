@@ -202,8 +202,10 @@ def _steps(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_n
     decoding = np.asarray(decoding, dtype=float).reshape(-1)
     n = decoding.size
     leftover = np.maximum(options.max_num_batched_tokens - decoding * q, 1.0)
-    per_step = np.maximum(leftover / p_c, 1.0) if arrivals == "closed" else 1.0  # prompts that arrive together
-    group = np.minimum(decoding, per_step)
+    # prompts that arrive together: a closed loop's group fills one step's budget (at most the D in flight); an
+    # open loop's arrival is one whole prompt, however few requests are in the engine on average
+    closed_group = np.minimum(decoding, np.maximum(leftover / p_c, 1.0))
+    group = closed_group if arrivals == "closed" else np.ones_like(decoding)
     prefill_steps = np.maximum(np.ceil(group * p_c / leftover - 1e-9), 1.0)
     others = np.maximum(decoding - group, 0.0)
     # ITL: the other requests' prompts arrive in chunks of one group's step; the request's own prompt is in TTFT

@@ -159,3 +159,16 @@ def test_the_serving_band_brackets_expected(hw, model_id, tp, engine, metric):
     at = getattr(at_rate(s, mix, 1.0), key)
     low_r, high_r = serving_band(s, mix, metric, 16, rate_per_s=1.0)
     assert low_r <= at * (1 + 1e-12) and at <= high_r * (1 + 1e-12)
+
+
+def test_a_poisson_arrival_prefills_its_whole_prompt_however_low_the_rate():
+    """At 0.01 requests/s (about 0.01 requests in the engine on average) an arrival still brings one whole prompt:
+    TTFT = half a mean step + the M/D/1 wait (nearly 0) + one step holding the 4,000-token prompt, about the
+    one-request closed loop's TTFT (the same prefill step, and the half step on top)."""
+    s = scenario("h100-sxm", "llama-3.1-8b")
+    mix = ServingMix(prompt_tokens=4000, output_tokens=200)
+    low = at_rate(s, mix, 0.01, options=NO_FIXED)
+    one = frontier(s, mix, [1], options=NO_FIXED).points[0]
+    prefill = _step(s, decode_requests=0.0, prefill_prompts=1.0, context_tokens=4100.0, prompt_tokens=4000)
+    assert low.prefill_group == 1.0 and one.ttft_s == pytest.approx(prefill, rel=1e-12)
+    assert low.ttft_s == pytest.approx(prefill + 0.5 * low.step_time_s, rel=1e-3)
