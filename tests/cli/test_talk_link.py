@@ -150,3 +150,30 @@ def test_a_folder_another_user_made_leaves_the_talk_running_alone(runtime, monke
     assert present.run_present(args) == 0
     err = capsys.readouterr().err
     assert started == [None] and len(err.strip().splitlines()) == 1 and "writable by others" in err
+
+
+def test_the_presenter_command_joins_the_running_talk_and_its_deck(runtime, monkeypatch):
+    """``present --presenter`` with one talk running (its state file written by this process, standing for the
+    audience screen): the presenter's link is that talk's file, and the deck is that talk's deck."""
+    from argparse import Namespace
+
+    from roofline.presets.deck_file import builtin_deck_path
+    from roofline.tui.cli import present
+
+    folder = talk_folder()
+    deck = str(builtin_deck_path().resolve())
+    TalkLink(talk_state_path(folder), deck).open()
+    monkeypatch.setattr(present, "has_terminal", lambda: True)
+    started = []
+
+    class FakePresenter:
+        def __init__(self, deck, link=None):
+            started.append((deck, link))
+
+        def run(self):
+            return None
+
+    monkeypatch.setattr("roofline.tui.talk.presenter.PresenterApp", FakePresenter)
+    assert present.run_present(Namespace(deck=None, presenter=True, export=None, size="120x36")) == 0
+    (shown_deck, link), = started
+    assert link.path == talk_state_path(folder) and shown_deck.path == deck
