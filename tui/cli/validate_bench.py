@@ -334,3 +334,40 @@ def run_validate_bench(args: argparse.Namespace) -> int:
     for rid, run, why in data.skipped:
         print(f"skipped {rid} {Path(run.file).name} {run.label}: {why}")
     return 0
+
+
+def add_explorer_engine_flags(group) -> None:
+    """The explorer's ``--engine-url`` and ``--measured`` (issue 31; argparse only)."""
+    group.add_argument("--engine-url", dest="engine_url", metavar="URL", default=None,
+                       help="a running engine's Prometheus metrics (vLLM, SGLang, TGI, TensorRT-LLM, llama.cpp): its "
+                       "/metrics and /v1/models are read once a second (m in the Serving view toggles it); a "
+                       f"bearer token from ${_token_env()} if the engine needs one")
+    group.add_argument("--measured", dest="measured_files", nargs="+", metavar="FILE", default=None,
+                       help="benchmark result files (as validate --from-bench reads them) drawn on the Serving view "
+                       "beside the frontier")
+
+
+def _token_env() -> str:
+    from roofline.tui.probe.engine_metrics import TOKEN_ENV
+
+    return TOKEN_ENV
+
+
+def explorer_engine_args(args: argparse.Namespace) -> tuple[str | None, tuple]:
+    """(engine URL, measured runs) for the explorer, checked before the full screen opens: a URL that is not an
+    http(s) URL or a result file that does not read is a one-line ``ValueError``."""
+    from roofline.presets.bench_files import read_bench_file
+    from roofline.presets.errors import PresetFileError
+    from roofline.presets.safe_files import user_path
+    from roofline.tui.probe.engine_metrics import endpoint_for
+
+    url = getattr(args, "engine_url", None)
+    if url is not None:
+        endpoint_for(url)  # ValueError naming what is wrong
+    runs: list = []
+    for name in getattr(args, "measured_files", None) or ():
+        try:
+            runs.extend(read_bench_file(user_path(name, what="benchmark result file")))
+        except PresetFileError as err:
+            raise ValueError(f"--measured: {err}") from None
+    return url, tuple(runs)

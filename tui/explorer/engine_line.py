@@ -15,8 +15,22 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
-from roofline.tui.probe.engine_metrics import EngineMonitor, EnginePoller, EngineStatus, endpoint_for
-from roofline.tui.views.live_engine import ExpectedMemo, live_concurrency, model_note, verdict
+from roofline.tui.probe.engine_metrics import (
+    POLL_INTERVAL_S,
+    EngineMonitor,
+    EnginePoller,
+    EngineStatus,
+    endpoint_for,
+)
+from roofline.tui.views.live_engine import (
+    ExpectedMemo,
+    engine_series,
+    live_concurrency,
+    measured_points,
+    model_note,
+    verdict,
+    with_engine_series,
+)
 from roofline.tui.views.state import ExplorerState
 
 
@@ -30,6 +44,8 @@ class EngineUpdate(Message):
 class EngineLine(Static):
     """The engine's one-line verdict under the frontier; :meth:`start` and :meth:`stop` the polling."""
 
+    interval_s = POLL_INTERVAL_S  # one poll a second (tests poll faster)
+
     def __init__(self) -> None:
         super().__init__(id="engine-line", markup=False)
         self.poller: EnginePoller | None = None
@@ -37,25 +53,38 @@ class EngineLine(Static):
         self.state: ExplorerState | None = None  # the scenario the point is read against (set by the view)
         self.url: str | None = None
         self._memo = ExpectedMemo()
+        self._autostarted = False
+        self.display = False  # shown while it has something to say
         self._noted: tuple[str | None, str, str] = (None, "", "")  # (served model, scenario's model, the note)
 
     @property
     def on(self) -> bool:
         return self.poller is not None
 
+    def autostart(self, url: str | None) -> None:
+        """Start polling the first time the state carries a URL (``roofline --engine-url``); ``m`` decides after."""
+        if url and not self._autostarted:
+            self._autostarted = True
+            self.start(url)
+
+    def say(self, text: str) -> None:
+        self.display = bool(text)
+        self.update(Text(text))
+
     def start(self, url: str) -> None:
         """Poll ``url`` (the user's, nothing else); a URL that is not one says why on the line."""
         self.stop()
+        self._autostarted = True
         self.url = url
         try:
             monitor = EngineMonitor(url)
         except ValueError as err:
-            self.update(Text(f"{err} (m to retry)"))
+            self.say(f"{err} (m to retry)")
             return
         self.add_class("-on")
-        self.update(Text(f"engine: asking {endpoint_for(url).display} ... (m stops)"))
+        self.say(f"engine: asking {endpoint_for(url).display} ... (m stops)")
         self.poller = EnginePoller(monitor, lambda status: self.post_message(EngineUpdate(status)),
-                                   annotate=self._annotate).start()
+                                   interval_s=self.interval_s, annotate=self._annotate).start()
 
     def stop(self) -> None:
         if self.poller is not None:
@@ -63,7 +92,7 @@ class EngineLine(Static):
             self.poller = None
             self.status = None
             self.remove_class("-on")
-            self.update("")
+            self.say("")
             self.post_message(EngineUpdate(None))
 
     def toggle(self, url: str | None) -> None:
@@ -72,8 +101,8 @@ class EngineLine(Static):
         elif url:
             self.start(url)
         else:
-            self.update(Text("no engine URL: start with roofline --engine-url http://127.0.0.1:8000 (its /metrics "
-                             "and /v1/models are read, nothing else)"))
+            self.say("no engine URL: start with roofline --engine-url http://127.0.0.1:8000 (its /metrics and "
+                     "/v1/models are read, nothing else)")
 
     def on_unmount(self) -> None:
         if self.poller is not None:
@@ -100,7 +129,7 @@ class EngineLine(Static):
         if status is None:
             return
         if state is None or state.serving is None:
-            self.update(Text(f"{status.engine or 'engine'}: the serving numbers are not computed"))
+            self.say(f"{status.engine or 'engine'}: the serving numbers are not computed")
             return
         scenario = state.results.scenario
         line = verdict(status, devices=scenario.parallelism.devices, itl_target_s=state.serving.settings.itl_target_s,
@@ -109,4 +138,14 @@ class EngineLine(Static):
         if status.model != self._noted[0] or scenario.model.id != self._noted[1]:
             self._noted = (status.model, scenario.model.id, model_note(status.model, scenario.model.id,
                                                                        state.catalog.models))
-        self.update(Text(line + (f"; {self._noted[2]}" if self._noted[2] else "")))
+        self.say(line + (f"; {self._noted[2]}" if self._noted[2] else ""))
+
+
+def engine_chart_data(data, status: EngineStatus | None, state: ExplorerState):
+    """The frontier chart's data with the live trail and the state's measured runs (views/live_engine.py)."""
+    devices = state.results.scenario.parallelism.devices
+    measured = measured_points(state.measured_runs, devices=devices)
+    trail, runs = engine_series(status, measured, devices=devices, now_s=time.monotonic())
+    if trail is None and runs is None:
+        return data
+    return with_engine_series(data, trail, runs)
