@@ -61,6 +61,8 @@ ACTIONS: tuple[Action, ...] = (
            help="explain the gap between bound and expected, term by term"),
     Action(id="live.toggle", keys="l", action="toggle_live", footer="live", shown_keys="l",
            help="live GPU counters on the roofline"),
+    Action(id="engine.toggle", keys="m", action="toggle_engine", footer="engine", shown_keys="m", show=False,
+           help="a running engine's live point on the Serving view (roofline --engine-url URL)"),
     Action(id="slides.back", keys="escape", action="leave_field", footer="leave field", shown_keys="escape",
            show=False, help="leave the field being typed in; in talk mode, back to the slides"),
     *(Action(id=f"view.{view.id}", keys=view.key, action=f"show_view('{view.id}')", footer=view.id,
@@ -110,7 +112,8 @@ ACTIONS: tuple[Action, ...] = (
 # the explorer's actions whose keys type text while a field has focus: shown dimmed in the footer then (escape leaves
 # the field)
 TYPED_IN_FIELDS = frozenset({"scale_batch", "scale_prompt", "pin_baseline", "toggle_ceilings", "toggle_inputs",
-                             "compare_remove", "compare_sort", "explain_gap", "show_view", "toggle_live"})
+                             "compare_remove", "compare_sort", "explain_gap", "show_view", "toggle_live",
+                             "toggle_engine"})
 
 
 def bindings(screen: str) -> list[Binding]:

@@ -32,7 +32,7 @@ class RooflineApp(App):
 
     def __init__(self, form: ScenarioForm | None = None, catalog: PresetCatalog | None = None,
                  shown_context: int | None = None, deck=None, detect_hardware: bool = False,
-                 talk_link=None) -> None:
+                 talk_link=None, engine_url: str | None = None, measured_runs: tuple = ()) -> None:
         super().__init__()
         self.catalog = catalog or load_catalog()
         self.detect_hardware = detect_hardware  # probe for local GPUs and open on them (no --hardware given)
@@ -43,7 +43,8 @@ class RooflineApp(App):
         from roofline.tui.preferences import load_preferences
 
         self.preferences, self._preferences_problem = load_preferences()
-        self._explorer = ExplorerScreen(self.catalog, form, shown_context, detect_hardware=detect_hardware)
+        self._explorer = ExplorerScreen(self.catalog, form, shown_context, detect_hardware=detect_hardware,
+                                        engine_url=engine_url, measured_runs=measured_runs)
 
     @property
     def explorer(self) -> ExplorerScreen:
@@ -156,7 +157,8 @@ class RooflineApp(App):
 
 def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = None,
                  scenario_file: Path | None = None, detect_hardware: bool = False,
-                 catalog: PresetCatalog | None = None) -> int:
+                 catalog: PresetCatalog | None = None, engine_url: str | None = None,
+                 measured_runs: tuple = ()) -> int:
     import os
     import sys
 
@@ -165,7 +167,8 @@ def run_explorer(form: ScenarioForm | None = None, shown_context: int | None = N
         print("roofline: the explorer needs a terminal (stdin and stdout); without one use 'roofline report' or "
               "'roofline plan'", file=sys.stderr)
         return 2
-    app = RooflineApp(form, catalog=catalog, shown_context=shown_context, detect_hardware=detect_hardware)
+    app = RooflineApp(form, catalog=catalog, shown_context=shown_context, detect_hardware=detect_hardware,
+                      engine_url=engine_url, measured_runs=measured_runs)
     if scenario_file is not None:
         app.call_after_refresh(app.explorer.load_scenario_file, scenario_file)
     app.run()

@@ -100,6 +100,20 @@ def toggle_live(screen) -> None:
     screen.live.toggle()
 
 
+def toggle_engine(screen) -> None:
+    """m: a running engine's live point on the Serving view (tui/explorer/engine_line.py); shown there first."""
+    from roofline.tui.explorer.engine_line import EngineLine
+
+    screen.pane.tabs.active = "serving"
+
+    def toggle() -> None:
+        lines = screen.query(EngineLine)
+        if lines:
+            lines.first().toggle(screen.engine_url)
+
+    screen.call_after_refresh(toggle)
+
+
 def leave_field(screen) -> None:
     """Escape: leave the field being typed in (its keys work again); in talk mode, back to the slides."""
     if isinstance(screen.focused, Input | Select):

@@ -45,13 +45,15 @@ class ExplorerScreen(switch.explorer_screen_base()):
     COMMANDS = {ScenarioCommands}
 
     def __init__(self, catalog: PresetCatalog, form: ScenarioForm | None = None,
-                 shown_context: int | None = None, *, detect_hardware: bool = False) -> None:
+                 shown_context: int | None = None, *, detect_hardware: bool = False,
+                 engine_url: str | None = None, measured_runs: tuple = ()) -> None:
         super().__init__(id="_default")
         self.catalog, self.form, self.shown_context = catalog, form or ScenarioForm(), shown_context
         self.detect_hardware = detect_hardware  # probe for local GPUs once mounted and open on them
         self.ceiling, self.baseline, self.compare_sort = Ceiling.SPEC, None, None
         self.compare_ids: tuple[str, ...] = tuple(h for h in COMPARE_DEFAULT if h in catalog.hardware)
         self.live_points: tuple[tuple[float, float], ...] = ()
+        self.engine_url, self.measured_runs = engine_url, measured_runs  # issue 31: the serving box's engine
         self.state: ExplorerState | None = None
         self.problems, self.serving_numbers = FieldProblems(), ServingNumbers()
 
@@ -130,7 +132,8 @@ class ExplorerScreen(switch.explorer_screen_base()):
         self.state = ExplorerState(form=self.form, results=results, catalog=self.catalog, ceiling=self.ceiling,
                                    baseline=self.baseline, serving=serving, serving_problem=problem,
                                    compare_ids=self.compare_ids, compare_sort=self.compare_sort,
-                                   live_points=self.live_points)
+                                   live_points=self.live_points, engine_url=self.engine_url,
+                                   measured_runs=self.measured_runs)
         self.set_class(self.form.serving, "-serving")  # the Batching pane shows the serving fields
         self.inputs.state = self.live.state = self.pane.state = self.state
 
@@ -187,5 +190,6 @@ class ExplorerScreen(switch.explorer_screen_base()):
     action_compare_add, action_compare_remove = keys.compare_add, keys.compare_remove
     action_compare_sort = keys.compare_sort
     action_explain_gap, action_toggle_live, action_leave_field = keys.explain_gap, keys.toggle_live, keys.leave_field
+    action_toggle_engine = keys.toggle_engine
     action_save_scenario, action_load_scenario = scenario_files.ask_to_save, scenario_files.ask_to_load
     load_scenario_file = scenario_files.load_scenario_file

@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.widgets import Static
 
 from roofline.tui.explorer.charts import ServingChart
+from roofline.tui.explorer.engine_line import EngineLine, EngineUpdate, engine_chart_data
 from roofline.tui.explorer.quiet_update import set_text
 from roofline.tui.explorer.view_body import ViewBody
 from roofline.tui.views.registry import BY_ID
@@ -23,6 +24,14 @@ class ServingView(ViewBody):
     def compose(self) -> ComposeResult:
         yield ServingChart(id="serving-chart")
         yield Static(id="serving-summary", markup=False)
+        yield EngineLine()
+
+    def on_engine_update(self, message: EngineUpdate) -> None:
+        """A poll's status (from the engine line below): the live point moves on the chart, nothing else redraws."""
+        sr = self.state.serving if self.state is not None else None
+        if sr is not None:
+            line = self.query_one(EngineLine)
+            self.query_one(ServingChart).show(engine_chart_data(chart_data(sr), line.status, self.state))
 
     def draw(self, state: ExplorerState) -> None:
         summary = self.query_one("#serving-summary", Static)
@@ -30,6 +39,9 @@ class ServingView(ViewBody):
         if sr is None:
             set_text(summary, state.serving_problem or "no serving numbers")
             return
-        self.query_one(ServingChart).show(chart_data(sr))
+        line = self.query_one(EngineLine)
+        line.state = state
+        line.autostart(state.engine_url)
+        self.query_one(ServingChart).show(engine_chart_data(chart_data(sr), line.status, state))
         problem = f"{state.serving_problem} (showing the last good serving numbers)\n" if state.serving_problem else ""
         set_text(summary, problem + summary_line(sr))

@@ -270,6 +270,13 @@ def draw_serving(plt, size: Size, d: ServingChartData) -> None:
     if d.targets_xy is not None:
         plt.scatter([d.targets_xy[0]], [d.targets_xy[1]], label=d.targets_label, marker="T", color="yellow")
     plt.scatter([d.point_xy[0]], [d.point_xy[1]], label=d.point_label, marker="@", color="orange")
+    if d.measured_xy is not None:
+        plt.scatter(*d.measured_xy, label="your runs (--measured)", marker="x", color="cyan")
+    if d.engine_xy is not None:
+        if len(d.engine_xy[0]) > 1:
+            plt.scatter(d.engine_xy[0][:-1], d.engine_xy[1][:-1], label="engine, last minute", marker=".",
+                        color="magenta")
+        plt.scatter([d.engine_xy[0][-1]], [d.engine_xy[1][-1]], label="engine now", marker="L", color="magenta")
     plt.xlim(*d.x_range)
     plt.ylim(*d.y_range)
     plt.xticks(*d.x_ticks)

@@ -326,6 +326,10 @@ class ServingChartData:
     x_range: tuple[float, float]
     y_range: tuple[float, float]
     title: str
+    # the running engine's last minute (its last point is the live point) and the --measured runs, in the same units
+    # (views/live_engine.py: with_engine_series); None: none
+    engine_xy: tuple[list[float], list[float]] | None = None
+    measured_xy: tuple[list[float], list[float]] | None = None
 
 
 def _xy(points) -> tuple[list[float], list[float]]:

@@ -27,7 +27,11 @@ class ExplorerState:
     serving_problem: str = ""  # why they are not the current ones ("" when they are)
     compare_ids: tuple[str, ...] = ()
     compare_sort: Sort | None = None  # None: the compare list's order
-    live_points: tuple[tuple[float, float], ...] = ()  # (log10 FLOP/B, log10 FLOP/s) of live counters, oldest first
+    live_points: tuple[tuple[float, float], ...] = ()
+    # --engine-url and --measured (views/live_engine.py draws them on the Serving view): the URL polled while the
+    # engine line is on, and the benchmark runs (presets/bench_files.BenchRun) beside the frontier
+    engine_url: str | None = None
+    measured_runs: tuple = ()  # (log10 FLOP/B, log10 FLOP/s) of live counters, oldest first
 
     @property
     def achievable(self) -> bool:
