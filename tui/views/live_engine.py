@@ -216,3 +216,23 @@ def model_note(served: str | None, scenario_model_id: str, preset_ids: Iterable[
     if preset is None or preset == scenario_model_id:
         return ""
     return f"the engine serves {preset} ({served}); the scenario is {scenario_model_id}"
+
+
+def with_engine_series(data, trail: tuple[list[float], list[float]] | None,
+                       runs: tuple[list[float], list[float]] | None):
+    """The frontier chart's data (views/serving_data.ServingChartData) with the live trail and the measured runs,
+    its ranges and decade ticks widened to hold them."""
+    import dataclasses
+
+    from roofline.tui.views.chart_series import decade_ticks
+
+    xs = [*(trail[0] if trail else []), *(runs[0] if runs else [])]
+    ys = [*(trail[1] if trail else []), *(runs[1] if runs else [])]
+    if not xs:
+        return dataclasses.replace(data, engine_xy=None, measured_xy=None)
+    x_low, x_high = min(data.x_range[0], math.floor(min(xs))), max(data.x_range[1], math.ceil(max(xs)))
+    y_low = min(data.y_range[0], math.floor(min(ys)))
+    y_high = max(data.y_range[1], math.ceil(max(ys)) + 0.15 * (math.ceil(max(ys)) - y_low))
+    return dataclasses.replace(data, engine_xy=trail, measured_xy=runs, x_range=(x_low, x_high),
+                               y_range=(y_low, y_high), x_ticks=decade_ticks(x_low, x_high),
+                               y_ticks=decade_ticks(y_low, math.floor(y_high)))
