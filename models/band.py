@@ -50,7 +50,8 @@ def band_engines(scenario: Scenario) -> tuple[str, ...]:
     of 2023 and May 2024, TensorRT-LLM 0.5's per-query-head decode attention) are left out: a stack chosen today is
     none of them, so they widen the band only when the scenario names one (with them, an 8B model on an H100 ranged
     34-162 tok/s). So are profiles with ``in_band = false`` (the generic mode variants ``eager`` and ``compiled``,
-    transformers' modules run op by op): in the band when named. Under ``unknown`` (runtime mode not known) the band
+    transformers' modules run op by op, and stacks whose profile has no measured figure beyond its runtime mode, such
+    as DeepSpeed-MII or llama.cpp's Vulkan back end): in the band when named. Under ``unknown`` (runtime mode not known) the band
     spans every current profile of the vendor, every runtime mode among them: the widest band the modes allow."""
     unknown = engine_profile(scenario.engine).runtime_mode == "unknown"
     ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor)

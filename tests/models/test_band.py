@@ -36,7 +36,7 @@ def test_engines_follow_the_vendor_and_keep_the_scenario_engine():
     assert band_engines(metal) == ("llamacpp-metal", "generic", "mlc", "mlx")
     assert band_engines(scenario("tpu-v5e", "llama-3-8b")) == ("generic",)
     assert set(band_engines(scenario("mi300x", "llama-3-8b"))) == {"generic", "gpt-fast", "llamacpp-rocm", "mlc",
-                                                                  "rocm-eager", "llamacpp-vulkan"}
+                                                                  "rocm-eager"}
 
 
 def test_fraction_candidates_are_measured_and_the_default_range_ends():
