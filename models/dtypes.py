@@ -22,6 +22,27 @@ W4A4 (4-bit weights and activations) is what reaches a Blackwell part's fp4 peak
   their effective size over a Llama-class model is what llama.cpp's quantize tool reports
   for Llama-3.1-8B (``tools/quantize/README.md``): ``q5_k_m`` 5.70 and ``q4_k_m`` 4.89 bits
   per weight. Embeddings and the LM head are counted at the same rate as every other weight.
+- AWQ / GPTQ at a named group size g (AutoAWQ and AutoGPTQ checkpoint layouts as vLLM reads them,
+  ``quantization/awq.py`` and ``gptq.py``: packed 4-bit qweight, one fp16 scale and one packed 4-bit zero per
+  group of g input rows and output column): 4 + 16/g + 4/g, so ``awq_g128`` = ``gptq_g128`` = 4.15625 (``int4``),
+  ``*_g64`` 4.3125, ``gptq_g32`` 4.625. GPTQ's act-order ``g_idx`` (one int32 per input row, 32/N bits a weight)
+  is under 0.01 at N >= 4096 and left out. ``marlin_g128``: symmetric GPTQ repacked for the Marlin kernel keeps
+  scales only (IST-DASLab/marlin: groupsize 128, fp16 scales, no zeros): 4 + 16/128 = 4.125.
+- MLX affine quantisation (``mlx.core.quantize``, mode ``affine``: a scale and a bias per group, both in the
+  model's 16-bit dtype; default group 64, bits 4): b + 32/g, so ``mlx_q4`` (g64) 4.5, ``mlx_q4_g32`` 5.0,
+  ``mlx_q8`` (g64) 8.5.
+- MLC group quantisation (mlc-ai/mlc-llm ``python/mlc_llm/quantization/quantization.py``, ``GroupQuantize``:
+  symmetric, one scale per group in the model dtype, values packed into uint32 words): ``mlc_q4f16_1``
+  (int4, group 32, fp16 scale) 4 + 16/32 = 4.5; ``mlc_q4f32_1`` (fp32 scale) 4 + 32/32 = 5.0; ``mlc_q3f16_1``
+  (int3, ten to a 32-bit word, group 40) 32/10 + 16/40 = 3.6.
+- EXL2 (turboderp/exllamav2 ``doc/convert.md``: ``-b`` is the "target average number of bits per weight"; the
+  converter picks per-layer settings, group scales included, to meet it): ``exl2_<bpw>`` is that bitrate, at the
+  common published steps 2.5 to 8.0. The lm_head takes ``-hb`` (6 by default, "about 6.3 bits") and ExLlamaV2
+  keeps the input embedding unquantised; both are counted at the model's rate here (an approximation that
+  errs low for the head, by a few percent of the bytes on small-vocabulary models).
+- EXL3 (turboderp-org/exllamav3, QTIP-style trellis codes at K bits per weight, fractional rates by mixing K over
+  tensors; per-tensor sign vectors add 16 (in + out) / (in x out), under 0.01 bit): ``exl3_<bpw>`` at the common
+  steps 2.0 to 8.0.
 """
 
 from __future__ import annotations
@@ -42,6 +63,33 @@ WEIGHT_BITS_PER_ELEMENT: dict[str, float] = {
     "q5_k_m": 5.70,
     "q4_k_m": 4.89,
     "q4_0": 4.5,
+    # AWQ / GPTQ at a named group size: 4 + (16-bit scale + 4-bit zero) / group
+    "awq_g128": 4.15625,
+    "awq_g64": 4.3125,
+    "gptq_g128": 4.15625,
+    "gptq_g64": 4.3125,
+    "gptq_g32": 4.625,
+    "marlin_g128": 4.125,
+    # MLX affine: bits + (16-bit scale + 16-bit bias) / group
+    "mlx_q4": 4.5,
+    "mlx_q4_g32": 5.0,
+    "mlx_q8": 8.5,
+    # MLC group quantisation: packed bits + scale / group
+    "mlc_q4f16_1": 4.5,
+    "mlc_q4f32_1": 5.0,
+    "mlc_q3f16_1": 3.6,
+    # EXL2 / EXL3: the converter's target bits per weight
+    **{f"exl2_{bpw}": float(bpw) for bpw in ("2.5", "3.0", "3.5", "4.0", "4.65", "5.0", "6.0", "8.0")},
+    **{f"exl3_{bpw}": float(bpw) for bpw in ("2.0", "3.0", "4.0", "5.0", "6.0", "8.0")},
+}
+
+# The kernel family of each format added for issue 29 (AWQ/GPTQ group sizes, Marlin, MLX, MLC, EXL2/EXL3), for an
+# engine profile that keys its dequantisation factor by family rather than by format.
+WEIGHT_FORMAT_KERNEL_FAMILY: dict[str, str] = {
+    **dict.fromkeys(("awq_g128", "awq_g64", "gptq_g128", "gptq_g64", "gptq_g32", "marlin_g128"), "int4"),
+    **dict.fromkeys(("mlx_q4", "mlx_q4_g32", "mlx_q8"), "mlx"),
+    **dict.fromkeys(("mlc_q4f16_1", "mlc_q4f32_1", "mlc_q3f16_1"), "mlc"),
+    **{name: name.split("_")[0] for name in WEIGHT_BITS_PER_ELEMENT if name.startswith(("exl2_", "exl3_"))},
 }
 
 ACTIVATION_BITS_PER_ELEMENT: dict[str, float] = {

@@ -348,7 +348,7 @@ def _model_from_doc(doc: _Doc) -> ModelArchitecture:
     for key, table in dtype_keys:
         value = d.get(key)
         if value is not None and value not in table:
-            raise doc.fail(key, f"unknown dtype {clip_repr(value)} (known: {', '.join(table)})")
+            raise doc.fail(key, f"unknown dtype {clip_repr(value)} (known: {clip(', '.join(table), 200)})")
         defaults[key] = value
     published = doc.number(d, "published_params", "published_params", required=False, limits="published_params")
     active = doc.number(d, "published_active_params", "published_active_params", required=False,

@@ -145,3 +145,31 @@ def test_gaudi3_fp8_and_bf16_share_the_published_mme_rate(catalog):
     assert hw.achievable_matmul_fraction["bf16"] == pytest.approx(1288.8 / 1835, abs=5e-4)
     assert "fp8" not in hw.achievable_matmul_fraction
     assert "FP8 GEMM measurement" in hw.notes and "Sustained load" in hw.notes
+
+
+@pytest.mark.parametrize(("dtype", "bits"), [
+    ("awq_g128", 4 + 16 / 128 + 4 / 128),   # AutoAWQ: fp16 scale + packed 4-bit zero per group of 128
+    ("gptq_g32", 4 + 16 / 32 + 4 / 32),     # 4.625
+    ("marlin_g128", 4 + 16 / 128),          # symmetric, scales only: 4.125
+    ("mlx_q4", 4 + 32 / 64),                # MLX affine default: fp16 scale + fp16 bias per 64 = 4.5
+    ("mlx_q8", 8 + 32 / 64),                # 8.5
+    ("mlc_q4f16_1", 4 + 16 / 32),           # MLC: int4, group 32, fp16 scale = 4.5
+    ("mlc_q3f16_1", 32 / 10 + 16 / 40),     # int3 ten to a uint32, group 40: 3.6
+    ("exl2_4.65", 4.65),                    # EXL2 -b: the converter's average bits per weight
+    ("exl3_3.0", 3.0),
+])
+def test_group_quantised_formats_carry_their_scale_overhead(dtype, bits):
+    """Bits per weight of the formats added for issue 29, worked from each layout (models/dtypes.py docstring);
+    all are weight-only, so a bf16-activation GEMM computes at the bf16 peak."""
+    from roofline.models.dtypes import WEIGHT_FORMAT_KERNEL_FAMILY, matmul_compute_dtype, weight_bytes_per_param
+
+    assert weight_bytes_per_param(dtype) == pytest.approx(bits / 8)
+    assert matmul_compute_dtype(dtype, "bf16") == "bf16"
+    assert dtype in WEIGHT_FORMAT_KERNEL_FAMILY
+
+
+def test_int4_is_awq_and_gptq_at_group_128():
+    """The existing int4 entry is the same AWQ/GPTQ group-128 layout the explicit names spell out."""
+    from roofline.models.dtypes import WEIGHT_BITS_PER_ELEMENT as bits
+
+    assert bits["int4"] == bits["awq_g128"] == bits["gptq_g128"]
