@@ -187,3 +187,20 @@ def test_any_concurrency_the_point_is_the_frontiers_and_fits_within_the_limit(co
 
 _SETUP = _setup()
 _MEMO = ServingMemo()
+
+
+def test_the_verdict_names_the_arrival_model_and_the_fixed_path():
+    """The Serving view's verdict says which arrival model its TTFT and ITL follow, and the engine's fixed path per
+    request in TTFT (expected only): a closed loop at a concurrency, Poisson arrivals at a rate."""
+    from roofline.models.serving import ServingMix, ServingOptions
+    from roofline.tui.views.serving_data import arrivals_text
+    from tests.conftest import scenario
+
+    s = replace(scenario("h100-sxm", "llama-3.1-8b"), engine="vllm")
+    mix = ServingMix(prompt_tokens=1024, output_tokens=256)
+    closed = frontier(s, mix, [8]).points[0]
+    assert arrivals_text(closed) == "closed loop, 8.20 ms per request in TTFT"
+    assert arrivals_text(at_rate(s, mix, 1.0)).startswith("Poisson arrivals")
+    assert arrivals_text(frontier(s, mix, [8], "bound").points[0]) == "closed loop"
+    assert arrivals_text(frontier(s, mix, [8], options=ServingOptions(arrivals="poisson")).points[0]).startswith(
+        "Poisson")

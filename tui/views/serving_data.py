@@ -230,8 +230,20 @@ def verdict_markup(r: ServingResults, ceiling_label: str) -> str:
     verdict = "meets the targets" if meets else f"misses the {' and '.join(misses)} target"
     waiting = p.concurrency - p.decoding_requests
     queue = f", {waiting:,.1f} waiting" if math.isfinite(waiting) and waiting > 0.05 else ""
-    return (f"[b]{ceiling_label}[/b], serving at {operating_text(r)}: {p.decoding_requests:,.1f} decoding{queue}, "
-            f"step {duration(p.step_time_s)}, [b]{p.limited_by}-bound[/b]; {verdict} ({targets_text(s)})")
+    return (f"[b]{ceiling_label}[/b], serving at {operating_text(r)} ({arrivals_text(p)}): "
+            f"{p.decoding_requests:,.1f} decoding{queue}, step {duration(p.step_time_s)}, "
+            f"[b]{p.limited_by}-bound[/b]; {verdict} ({targets_text(s)})")
+
+
+ARRIVAL_WORDS = {"closed": "closed loop", "poisson": "Poisson arrivals"}
+
+
+def arrivals_text(point: FrontierPoint) -> str:
+    """The arrival model behind a point's TTFT and ITL, and the fixed path per request in its TTFT."""
+    words = ARRIVAL_WORDS.get(point.arrivals, point.arrivals)
+    if not point.request_overhead_s:
+        return words
+    return f"{words}, {duration(point.request_overhead_s)} per request in TTFT"
 
 
 def memory_line(r: ServingResults) -> tuple[float, str]:
