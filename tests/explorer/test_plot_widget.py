@@ -36,3 +36,12 @@ async def test_each_chart_view_draws_its_registry_plot():
         assert app.query_one(RooflineChart).plot is BY_ID["roofline"].plot
         batch = app.query_one(BatchSweepChart)
         assert batch.plot is BY_ID["batch"].plot and batch.state is app.explorer.state
+
+
+def test_the_version_gate_reads_what_importlib_metadata_reads():
+    """The gate reads versions from the .dist-info folders (no importlib.metadata at start-up): the same answers."""
+    from roofline.tui.perf.versions import installed_version
+
+    for library in ("textual", "plotext", "textual_plotext"):
+        assert installed_version(library) == metadata.version(library)
+    assert installed_version("no_such_library_here") is None

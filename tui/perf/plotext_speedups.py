@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from importlib import metadata
 
 _ORIGINALS: dict[str, object] = {}
 _HD_GROUP_CACHE_SIZE = 32
@@ -308,11 +307,13 @@ def install() -> bool:
     """Swap the drop-ins in (once); False, changing nothing, for a plotext other than 5.x."""
     if _ORIGINALS:
         return True
+    from roofline.tui.perf.versions import installed_version
+
+    if not (installed_version("plotext") or "").startswith("5."):
+        return False
     try:
-        if not metadata.version("plotext").startswith("5."):
-            return False
         from plotext import _matrix, _utility
-    except (metadata.PackageNotFoundError, ImportError):
+    except ImportError:
         return False
     targets = ((_matrix.matrix_class, "set_matrices", _set_matrices),
                (_matrix.matrix_class, "insert_element", _insert_element),

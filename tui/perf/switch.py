@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import os
-from importlib import metadata
+
+from roofline.tui.perf.versions import installed_version
 
 SWITCH_ENV = "ROOFLINE_SPEEDUPS"
 # library -> version prefixes whose private names the patches were checked against (tests/perf/)
@@ -25,11 +26,8 @@ def requested() -> bool:
 
 @functools.cache
 def verified(library: str) -> bool:
-    try:
-        version = metadata.version(library)
-    except metadata.PackageNotFoundError:
-        return False
-    return version.startswith(VERIFIED.get(library, ()))
+    version = installed_version(library)
+    return version is not None and version.startswith(VERIFIED.get(library, ()))
 
 
 def textual_speedups() -> bool:

@@ -84,15 +84,16 @@ VIEWS: tuple[View, ...] = (
     View(id="roofline", key="1", title="Roofline", plot=plots.draw_roofline, data=_roofline,
          shows="log-log intensity vs FLOP/s: spec and achievable roofs, the ridge, every prefill (`+`) and decode "
                "(`o`) op, the decode step (`@`); a pinned baseline's step as `B`"),
-    View(id="batch", key="2", title="Batch", plot=plots.draw_batch,
+    View(id="batch", key="2", title="Batch", plot=plots.draw_batch, after_first_frame=True,
          data=lambda s: batch_args(s.results, s.achievable),
          shows="aggregate and per-sequence decode tokens/s against batch, with the memory limit and the "
                "compute-bound crossover; this batch as `@` on both curves"),
-    View(id="context", key="3", title="Context", plot=plots.draw_context,
+    View(id="context", key="3", title="Context", plot=plots.draw_context, after_first_frame=True,
          data=lambda s: context_args(s.results, s.achievable),
          shows="tokens/s per sequence against context, and the share of the step spent moving the KV cache; the "
                "context the step is shown at as `@`"),
-    View(id="memory", key="4", title="Memory", plot=plots.draw_memory, data=lambda s: (memory_by_batch(s.results),),
+    View(id="memory", key="4", title="Memory", plot=plots.draw_memory, after_first_frame=True,
+         data=lambda s: (memory_by_batch(s.results),),
          shows="weights, KV cache, activations and reserve per device against capacity"),
     View(id="ops", key="5", title="Ops", widget="ops", after_first_frame=True,
          slide_text=lambda s, slide: ops_table_lines(s.results),
