@@ -126,6 +126,11 @@ def expected_assumption_rows(scenario: Scenario) -> list[dict[str, Any]]:
                                                                                  scenario.hardware),
                         "unit": "of the 16-bit rate",
                         "source": f"engine {profile.id}: {profile.sources.get(family, 'engine profile')}"})
+    for key, source in profile.sources.items():  # every factor of the profile's file, with its source and date
+        value = profile.dequant_efficiency[key] if key in profile.dequant_efficiency else getattr(profile, key, None)
+        if isinstance(value, bool | int | float):
+            out.append({"name": f"engine factor ({key})", "value": float(value), "unit": "as in the profile's SI field",
+                        "source": f"engine {profile.id} ({profile.source_dates.get(key, 'undated')}): {source}"})
     if scenario.parallelism.pp > 1:
         out.append({"name": "pipeline_schedule", "value": 1.0 / scenario.parallelism.pp,
                     "unit": "busy share per device",

@@ -103,3 +103,17 @@ def test_every_mode_and_platform_cost_names_a_source():
     for (mode, where), (cost, source) in kernels.LAUNCH_COST_S.items():
         assert mode in kernels.RUNTIME_MODES and where in kernels.PLATFORMS
         assert 0 < cost < 1e-4 and len(source) > 20
+
+
+def test_every_profile_and_mode_is_in_the_reports_assumptions():
+    """report's assumptions name each profile's runtime mode with its per-kernel source, and every factor of its file
+    with the source and date."""
+    from roofline.models.engines import engine_ids, engine_profile
+    from roofline.models.report import expected_assumption_rows
+
+    for engine in engine_ids():
+        rows = {r["name"]: r for r in expected_assumption_rows(_scenario("h100-sxm", "llama-3.1-8b", engine=engine))}
+        profile = engine_profile(engine)
+        assert f"runtime mode {profile.runtime_mode}" in rows["kernel_overhead_s"]["source"], engine
+        for key, source in profile.sources.items():
+            assert source in rows[f"engine factor ({key})"]["source"], (engine, key)
