@@ -426,6 +426,7 @@ def overlapped_s(compute_s: Number, memory_s: Number, overlap: float) -> Number:
 
 
 _ONCE = 1.0
+_ROUTED = kernels.MOE_ROUTING_KERNELS  # ops with extra kernels beside their own (the fast path skips the rest)
 
 
 def micro_batches(op: Op, c: Ceilings) -> Number:
@@ -444,7 +445,7 @@ def compute_and_memory_s(op: Op, c: Ceilings) -> tuple[Number, Number]:
     """(compute s, memory s) of one occurrence: the two roofline terms and nothing else."""
     if op.kind == "collective":
         return 0.0, 0.0
-    micro = micro_batches(op, c)
+    micro = micro_batches(op, c) if c.prefill_chunk_tokens else _ONCE
     weight_bytes, memory_bytes = op.weight_bytes, op.memory_bytes
     if micro is not _ONCE:  # the common path: nothing streams twice
         weight_bytes = op.weight_bytes * micro
@@ -487,7 +488,7 @@ def _op_terms(op: Op, c: Ceilings) -> tuple[Number, Number, Number, float, Numbe
         comm_s = op.comm_bytes / c.link_bw_bytes_per_s
         return 0.0, 0.0, comm_s, c.collective_latency_s, comm_s + c.collective_latency_s
     compute_s, memory_s = compute_and_memory_s(op, c)
-    fixed_s = fixed_cost_s(op, c)
+    fixed_s = c.kernel_overhead_s if c.kernel_set == "fused" and op.name not in _ROUTED else fixed_cost_s(op, c)
     return compute_s, memory_s, 0.0, fixed_s, overlapped_s(compute_s, memory_s, c.compute_memory_overlap) + fixed_s
 
 
