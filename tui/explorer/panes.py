@@ -4,7 +4,9 @@ the app listens to their Input/Select/Switch messages ("attributes down, message
 from __future__ import annotations
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.geometry import Size
 from textual.reactive import Reactive
@@ -58,6 +60,29 @@ class FieldInput(Input):
         """What the skipped layout would have done: keep the scroll within the text (deleting from the middle of
         a long path shrinks it under the cursor, which does not move)."""
         self.scroll_x = self.validate_scroll_x(self.scroll_x)
+
+    async def on_key(self, event: events.Key) -> None:
+        """Editing keys (Backspace, Delete, arrows, Home, End...) act here, in the order the keys came.
+
+        Textual inserts a printable key at once but runs a binding only after the key bubbles up to the App, so in
+        a burst (over SSH one read brings several keys) every character is typed before any Backspace: "256", three
+        Backspaces, "32" became 2, and in a selected "1" Backspace then "4" became "4" then blank. Running the
+        Input's own binding while the key is handled keeps the keys in order; the App's priority bindings are
+        checked before a key reaches the field, so they still win. (Tab is the App's: keys after it in the same
+        burst still reach this field.)"""
+        action = _EDITING_ACTIONS.get(event.key)
+        if action is None:
+            return
+        event.stop()
+        event.prevent_default()
+        await self.run_action(action)
+
+
+_EDITING_ACTIONS: dict[str, str] = {  # key -> the Input's own action for it
+    key.strip(): binding.action
+    for binding in Input.BINDINGS if isinstance(binding, Binding)
+    for key in binding.key.split(",")
+}
 
 
 def _number_input(field_id: str, value: float | int | None, placeholder: str = "", integer: bool = True) -> Input:
