@@ -7,10 +7,11 @@ pure functions that solved figures are derived from (a test recomputes each solv
 
 A profile holds, per engine:
 
-- ``runtime_mode``: how kernels are launched (graph-captured, compiled, eager from Python, a native host loop), which
-  kernels.py turns into a cost per kernel on the device's platform;
-- ``kernel_overhead_s``: fixed cost per kernel (CUDA graphs replay kernels back to back; an eager loop pays the
-  host's dispatch per op);
+- ``runtime_mode``: how kernels are launched (``graph``, ``compiled``, ``eager`` from Python, ``eager-sync``, or
+  ``unknown``), which kernels.py turns into kernels per op and a cost per kernel on the device's platform;
+- ``unfused_modules``: the stack runs framework modules op by op (transformers), counted by kernels.py;
+- ``kernel_overhead_s``: a measured per-kernel cost of this stack that replaces its mode's (``None``: the mode's);
+- ``superseded`` / ``in_band``: whether the band (band.py) spans this profile when the scenario names another;
 - ``kv_reads_per_query_head``: decode attention reads each KV head once per query head of its GQA group (early
   TensorRT-LLM masked MHA) instead of once per KV head;
 - ``decode_gemv_bw_share``: share of the achievable memory bandwidth its weight-streaming GEMMs reach (1.0: the
@@ -32,8 +33,9 @@ A profile holds, per engine:
 - ``vendors``: the device vendors the stack runs on (what the uncertainty band, :func:`engines_for_vendor`, spans).
 
 Every figure carries its source; a factor without a public figure keeps the generic value, and the profile's
-``notes`` say so. ``generic`` (the default, :data:`DEFAULT_ENGINE`) reproduces the constants the estimate used
-before engines existed; ``gpt-fast`` equals it because those constants were measured on gpt-fast.
+``notes`` say so. ``generic`` (the default, :data:`DEFAULT_ENGINE`) is graph-captured with the generic factors (the
+dataclass defaults: models used without presets get it alone); ``gpt-fast`` is the same factors compiled, because
+they were measured on gpt-fast; ``unknown`` (:data:`UNKNOWN_ENGINE`) is a stack whose mode is not known.
 """
 
 from __future__ import annotations
