@@ -12,6 +12,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from roofline.models.engines import engine_ids
 from roofline.models.inference import estimate, generation_ops
@@ -79,3 +81,16 @@ def test_the_reported_example_streams_the_weights_once():
     fast = estimate(_scenario(pair, "generic"), "expected").prefill
     assert slow.weight_bytes == fast.weight_bytes == generic
     assert slow.memory_s > 2 * fast.memory_s  # 7 more weight reads (105 GB) beside 46 GB of activations
+
+
+_HARDWARE = ("h100-sxm", "mi300x", "m2-ultra", "rtx-4090", "tpu-v5e", "gaudi3", "a100-sxm4-80gb")
+_MODELS = ("llama-3.1-8b", "mixtral-8x7b", "qwen3-8b", "gemma-2-9b", "nemotron-h-8b")
+
+
+@settings(max_examples=25, deadline=None)
+@given(hardware=st.sampled_from(_HARDWARE), model=st.sampled_from(_MODELS), engine=st.sampled_from(engine_ids()),
+       batch=st.integers(1, 64), prompt=st.integers(1, 20000), output=st.integers(1, 512))
+def test_bound_never_moves_with_the_engine(hardware, model, engine, batch, prompt, output):
+    """Any preset pair, any batch and lengths: ``bound`` under an engine is ``bound`` under generic."""
+    pair = (hardware, model, "bf16", 1, batch, prompt, output)
+    assert _bound_figures(_scenario(pair, engine)) == _bound_figures(_scenario(pair, "generic"))
