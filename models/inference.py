@@ -131,7 +131,7 @@ def mean_decode_step_from_ops(samples: DecodeStepSamples, c: Ceilings) -> np.nda
     return total
 
 
-def _idle_reference_flops_per_s(scenario: Scenario, c: Ceilings) -> float:
+def idle_reference_flops_per_s(scenario: Scenario, c: Ceilings) -> float:
     """The peak idle-core % is measured against: the spec GEMM peak, or, for GGUF weights under ``bound``, the int8
     peak their GEMMs may run at (so such a step shows 0 % idle at most, never below)."""
     gguf = scenario.precisions.gguf_weight_formats
@@ -202,7 +202,7 @@ def estimate(scenario: Scenario, name: str, ops: GenerationOps | None = None) ->
         ops = generation_ops(scenario)
     elif ops.scenario is not scenario and ops.scenario != scenario:
         raise ValueError("estimate: the ops given were built for another scenario")
-    idle_reference = _idle_reference_flops_per_s(scenario, c)
+    idle_reference = idle_reference_flops_per_s(scenario, c)
     prefill = _phase(pass_totals(ops.prefill, c), c, pp, idle_reference)
     sums = context_sums(ops.decode_steps, c, context_pieces(scenario))
     mean_step = sums.total.time_s / sums.steps

@@ -71,6 +71,7 @@ import numpy as np
 from ..engines import engine_profile
 from ..errors import ModelInputError
 from ..estimate import pass_totals, scenario_ceilings
+from ..inference import idle_reference_flops_per_s
 from ..ops import build_ops
 from ..scenario import Parallelism, Scenario
 from .inputs import ServingMix, ServingOptions, draft_scenario
@@ -106,6 +107,10 @@ class FrontierPoint:
     request_overhead_s: float = 0.0  # the fixed path per request in its TTFT
     prefill_group: float = 1.0  # requests whose prompts arrive and prefill together
     mixed_step_share: float = 0.0  # share of a request's decode steps carrying other requests' prefill
+    # the mean mixed step (D decodes and D*tau/G prompts of prefill), as DESIGN.md defines them for a phase:
+    # idle-core % = 100 x (1 - useful FLOP/s / spec peak FLOP/s), MBU % = 100 x bytes/s / spec bandwidth
+    idle_core_pct: float = math.nan
+    mbu_pct: float = math.nan
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -185,6 +190,8 @@ class _Steps:
     mixed_share: np.ndarray
     compute_heavier: np.ndarray
     capacity_step_s: float  # the mean step at D_cap (closed loops), else nan
+    idle_core_pct: np.ndarray  # of the mean step (its FLOPs and bytes over its time, drafts included in the time)
+    mbu_pct: np.ndarray
 
 
 def _steps(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_name: str, options: ServingOptions,
@@ -233,10 +240,15 @@ def _steps(scenario: Scenario, mix: ServingMix, decoding: np.ndarray, estimate_n
     heavier = np.broadcast_to(np.asarray(with_prefill.compute_s) > np.asarray(with_prefill.memory_s),
                               decodes.shape)[:n]
     itl = ((decode_steps - mixed) * decode_s + mixed * mixed_s) / decode_steps / tau
+    pp = scenario.parallelism.pp  # the pass totals cover every stage; each stage's device runs its share
+    mean_flops = np.broadcast_to(with_prefill.flops, decodes.shape)[:n] / pp
+    mean_bytes = np.broadcast_to(with_prefill.memory_bytes, decodes.shape)[:n] / pp
+    idle_pct = 100.0 * (1.0 - mean_flops / mean_s / idle_reference_flops_per_s(scenario, c))
+    mbu_pct = 100.0 * mean_bytes / mean_s / c.spec_mem_bw_bytes_per_s
     return _Steps(decoding=decoding, mean_step_s=mean_s, leftover_tokens=leftover, group=group,
                   prefill_steps=prefill_steps, prefill_s=prefill_steps * group_s, itl_s=itl,
                   mixed_share=mixed / decode_steps, compute_heavier=heavier,
-                  capacity_step_s=float(times[-1]) if extra else math.nan)
+                  capacity_step_s=float(times[-1]) if extra else math.nan, idle_core_pct=idle_pct, mbu_pct=mbu_pct)
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,7 +346,8 @@ def _points(scenario: Scenario, mix: ServingMix, options: ServingOptions, r: _Re
             fits=bool(r.concurrency[i] <= max_concurrency and math.isfinite(r.ttft_s[i])),
             limited_by="compute" if st.compute_heavier[i] else "memory",
             arrivals=r.arrivals, request_overhead_s=r.overhead_s, prefill_group=float(st.group[i]),
-            mixed_step_share=float(st.mixed_share[i]),
+            mixed_step_share=float(st.mixed_share[i]), idle_core_pct=float(st.idle_core_pct[i]),
+            mbu_pct=float(st.mbu_pct[i]),
         ))
     return tuple(points)
 

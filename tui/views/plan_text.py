@@ -13,7 +13,8 @@ from roofline.tui.views.formatting import duration, rate
 from roofline.tui.views.precision_text import precision_line
 
 NO_PRICE = "no price"
-HEADER = ["concurrency", "tok/s/user", "tok/s/device", "TTFT", "ITL", "J/tok", "$/Mtok", "limited by", "fits"]
+HEADER = ["concurrency", "tok/s/user", "tok/s/device", "TTFT", "ITL", "idle cores %", "MBU %", "J/tok", "$/Mtok",
+          "limited by", "fits"]  # idle cores and MBU: the mean mixed step's (issue 30 item 9)
 
 
 def _time(seconds: float | None) -> str:
@@ -28,6 +29,10 @@ def _joules(value: float | None) -> str:
     return "-" if value is None else (f"{value:,.2f}" if value < 100 else f"{value:,.0f}")
 
 
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
 def _speed(value: float) -> str:
     return f"{value:,.1f}" if value < 1000 else f"{value:,.0f}"
 
@@ -40,7 +45,8 @@ def _count(value: float | None) -> str:
 
 def _row(p: dict[str, Any]) -> list[str]:
     return [_count(p["concurrency"]), _speed(p["tokens_per_s_per_user"]), _speed(p["tokens_per_s_per_device"]),
-            _time(p["ttft_s"]), duration(p["itl_s"]), _joules(p["joules_per_token"]),
+            _time(p["ttft_s"]), duration(p["itl_s"]), _percent(p.get("idle_core_pct")), _percent(p.get("mbu_pct")),
+            _joules(p["joules_per_token"]),
             NO_PRICE if p["usd_per_million_tokens"] is None else f"{p['usd_per_million_tokens']:,.2f}",
             p["limited_by"], "yes" if p["fits"] else "no"]
 
