@@ -373,8 +373,8 @@ def unknown_engine_message(name: object) -> str:
     """One line: ``name`` has no profile, the closest ids, and ``unknown`` for a stack without one."""
     close = close_engine_ids(name) if isinstance(name, str) else []
     hint = f"did you mean {' or '.join(close)}? " if close else ""
-    return (f"no engine profile {str(name)[:60]!r} ({hint}known: {', '.join(engine_ids())}; "
-            f"'{UNKNOWN_ENGINE}' for a stack without one)")
+    return (f"no engine profile {str(name)[:60]!r} ({hint}'{UNKNOWN_ENGINE}' for a stack without one; known: "
+            f"{', '.join(engine_ids())})")
 
 
 def engines_for_vendor(vendor: str) -> tuple[Engine, ...]:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from roofline.models.engines import unknown_engine_message
 from roofline.presets.number_text import parse_number_text, shown_text
 from roofline.tui.cli.completion import completion_ids
 from roofline.tui.inputs.form import ScenarioForm
@@ -40,6 +41,8 @@ def _choice_type(spec: ScenarioInput):
     def parse(text: str) -> str:
         value = text.lower()
         if value not in spec.choices:
+            if spec.name == "engine":  # the engine profiles: the closest ids, and unknown
+                raise argparse.ArgumentTypeError(unknown_engine_message(text))
             what = "dtype" if spec.group == "precision" else spec.label
             raise argparse.ArgumentTypeError(f"unknown {what} {text!r} (choose from {', '.join(spec.choices)})")
         return value
