@@ -208,6 +208,38 @@ async def app_cost(seconds: float, interval_s: float, *, layout: bool, one_widge
             "handler_ms_per_poll": handler_ms / max(received, 1)}
 
 
+async def explorer_cost(seconds: float, interval_s: float, view_key: str) -> dict[str, float]:
+    """Main-thread CPU per poll in the explorer itself (``roofline --engine-url``), on the Serving view (the chart
+    redrawn with the moved point each poll) or on another view (the line only): polls counted at the server."""
+    from roofline.tui.app import RooflineApp
+    from roofline.tui.explorer.engine_line import EngineLine
+    from roofline.tui.inputs.form import ScenarioForm
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.step = 0  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    EngineLine.interval_s = interval_s
+    form = ScenarioForm(serving=True, concurrency=48)
+    results = {}
+    try:
+        for label, url in (("idle", None), ("polling", f"http://127.0.0.1:{server.server_address[1]}")):
+            app = RooflineApp(form, engine_url=url)
+            async with app.run_test(size=(160, 50)) as pilot:
+                await pilot.press("8")  # the Serving view (its line starts polling)
+                await pilot.pause(1.0)
+                await pilot.press(view_key)
+                await pilot.pause(0.5)
+                before_polls = server.step  # type: ignore[attr-defined]
+                started = time.thread_time()
+                await asyncio.sleep(seconds)
+                results[label] = (time.thread_time() - started, server.step - before_polls)  # type: ignore
+    finally:
+        server.shutdown()
+        server.server_close()
+    (idle_cpu, _), (busy_cpu, polls) = results["idle"], results["polling"]
+    return {"polls": float(polls), "main_thread_ms_per_poll": (busy_cpu - idle_cpu) * 1e3 / max(polls, 1)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -220,7 +252,11 @@ def main() -> int:
     two = asyncio.run(app_cost(seconds, 0.05, layout=False))
     one = asyncio.run(app_cost(seconds, 0.05, layout=False, one_widget=True))
     app = asyncio.run(app_cost(seconds, 0.05, layout=False, paint=False))
-    figures = {**pure, **{f"layout_{k}": v for k, v in with_layout.items()},
+    on_serving = asyncio.run(explorer_cost(seconds, 0.05, "8"))
+    elsewhere = asyncio.run(explorer_cost(seconds, 0.05, "1"))
+    figures = {**pure, **{f"explorer_serving_{k}": v for k, v in on_serving.items()},
+               **{f"explorer_roofline_{k}": v for k, v in elsewhere.items()},
+               **{f"layout_{k}": v for k, v in with_layout.items()},
                **{f"two_widgets_{k}": v for k, v in two.items()}, **{f"one_widget_{k}": v for k, v in one.items()},
                **app}
     if args.json:
@@ -237,6 +273,10 @@ def main() -> int:
                        ("one Static, fixed size", one)):
         print(f"Textual app, per poll result, painted, {label + ':':34} {run['main_thread_ms_per_poll']:7.3f} ms "
               f"({run['polls']:.0f} polls)")
+    print(f"explorer (roofline --engine-url), Serving view shown, per poll: {on_serving['main_thread_ms_per_poll']:7.3f} ms "
+          f"({on_serving['polls']:.0f} polls: the line and the chart with the moved point)")
+    print(f"explorer, Roofline view shown (the line only, hidden chart not drawn): "
+          f"{elsewhere['main_thread_ms_per_poll']:7.3f} ms ({elsewhere['polls']:.0f} polls)")
     budget = app["main_thread_ms_per_poll"] * 1.0  # one poll a second
     print(f"=> polling: {budget:.3f} ms of main-thread time per second at one poll a second (budget < 1 ms): "
           f"{'met' if budget < 1.0 else 'MISSED'}; showing the new numbers adds the paint above")

@@ -54,6 +54,10 @@ class EngineLine(Static):
         self.url: str | None = None
         self._memo = ExpectedMemo()
         self._autostarted = False
+        self._said = ""
+        self._width = 0
+        self._visible = False
+        self._pending: str | None = None  # the text to show when the tab is shown
         self.display = False  # shown while it has something to say
         self._noted: tuple[str | None, str, str] = (None, "", "")  # (served model, scenario's model, the note)
 
@@ -68,8 +72,21 @@ class EngineLine(Static):
             self.start(url)
 
     def say(self, text: str) -> None:
-        self.display = bool(text)
-        self.update(Text(text))
+        """Show ``text`` (plain); a layout pass only when the line appears, goes, or wraps to another number of rows
+        (a layout of the explorer costs milliseconds; the verdict changes every second)."""
+        if text == self._said:
+            return
+        if not self._visible:  # refreshing a widget in a hidden tab maps the whole screen: shown when the tab is
+            self._pending = text
+            return
+        self._pending = None
+        width = self._width  # from the last Resize (asking self.size maps the whole screen when the tab is hidden)
+        layout = bool(text) != bool(self._said) or (
+            width > 0 and (len(text) + width - 1) // width != (len(self._said) + width - 1) // width)
+        self._said = text
+        if self.display != bool(text):
+            self.display = bool(text)
+        self.update(Text(text), layout=layout)
 
     def start(self, url: str) -> None:
         """Poll ``url`` (the user's, nothing else); a URL that is not one says why on the line."""
@@ -103,6 +120,16 @@ class EngineLine(Static):
         else:
             self.say("no engine URL: start with roofline --engine-url http://127.0.0.1:8000 (its /metrics and "
                      "/v1/models are read, nothing else)")
+
+    def on_resize(self, event) -> None:
+        self._width = event.size.width
+
+    def tab_shown(self, shown: bool) -> None:
+        """The Serving view's tab is shown or hidden (its Show and Hide events: this line, display none while it
+        has nothing to say, gets none of its own)."""
+        self._visible = shown
+        if shown and self._pending is not None:
+            self.say(self._pending)
 
     def on_unmount(self) -> None:
         if self.poller is not None:

@@ -26,10 +26,21 @@ class ServingView(ViewBody):
         yield Static(id="serving-summary", markup=False)
         yield EngineLine()
 
+    _visible = False  # Show and Hide events (asking is_on_screen maps the whole screen when hidden)
+
+    def on_show(self) -> None:
+        self._visible = True
+        self.query_one(EngineLine).tab_shown(True)
+
+    def on_hide(self) -> None:
+        self._visible = False
+        self.query_one(EngineLine).tab_shown(False)
+
     def on_engine_update(self, message: EngineUpdate) -> None:
         """A poll's status (from the engine line below): the live point moves on the chart, nothing else redraws."""
+        message.stop()  # nothing above needs it
         sr = self.state.serving if self.state is not None else None
-        if sr is not None:
+        if sr is not None and self._visible:  # a hidden tab draws the trail when it is shown
             line = self.query_one(EngineLine)
             self.query_one(ServingChart).show(engine_chart_data(chart_data(sr), line.status, self.state))
 
