@@ -148,3 +148,20 @@ def test_a_broken_file_is_one_line_exit_2(capsys, name):
 def test_usage_errors(capsys, argv, fragment):
     code, out, err = run_cli(argv, capsys)
     assert code == 2 and fragment in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["--engine-url", "file:///etc/passwd"], "not http or https"),
+    (["--engine-url", "http://user:pw@127.0.0.1:8000"], "no user or password"),
+    (["--measured", str(CORPUS / "vllm-nan-tpot.json")], "--measured:"),
+    (["--measured", str(CORPUS / "missing-file.json")], "--measured:"),
+])
+def test_explorer_engine_flags_fail_before_the_screen_opens(capsys, argv, fragment):
+    """A bad --engine-url or --measured file is one line, exit 2, before anything full-screen starts."""
+    code, out, err = run_cli(argv, capsys)
+    assert code == 2 and fragment in err and err.count("\n") == 1 and out == ""
+
+
+def test_explorer_engine_flags_in_help(capsys):
+    code, out, _ = run_cli(["--help"], capsys)
+    assert code == 0 and "--engine-url URL" in out and "--measured FILE" in out and "ROOFLINE_ENGINE_TOKEN" in out
