@@ -102,3 +102,27 @@ async def test_measured_runs_beside_the_frontier():
         await wait_for(pilot, lambda: chart._last is not None and chart._last[0].measured_xy is not None)
         xs, _ = chart._last[0].measured_xy
         assert len(xs) == 2 and xs[0] < xs[1]  # concurrency 1, then 64: more tokens/s per device
+
+
+@pytest.mark.slow
+async def test_palette_offers_the_engines_model(monkeypatch):
+    """The engine serves Llama-3.1-70B while the scenario is 8B: the line says so, and the palette offers to switch."""
+    import json
+
+    from roofline.tui.explorer.engine_line import engine_commands
+
+    monkeypatch.setattr(EngineLine, "interval_s", 0.05)
+    _, metrics = ramping()
+    seventy = (200, {"Content-Type": "application/json"},
+               json.dumps({"data": [{"id": "meta-llama/Llama-3.1-70B-Instruct"}]}).encode())
+    with serving(lambda path: seventy if path == "/v1/models" else metrics(path)) as server:
+        app = RooflineApp(engine_url=url_of(server))
+        async with app.run_test(size=(160, 50)) as pilot:
+            await pilot.press("8")
+            line = app.screen.query_one(EngineLine)
+            await wait_for(pilot, lambda: "the engine serves llama-3.1-70b" in str(line.render()))
+            titles = {title: callback for title, callback, _ in engine_commands(app.screen)}
+            assert "live engine: start or stop polling (--engine-url)" in titles
+            titles["model: the engine's, llama-3.1-70b"]()
+            await pilot.pause()
+            assert app.screen.form.model_ref == "llama-3.1-70b"

@@ -55,6 +55,9 @@ class ScenarioCommands(Provider):
             ("load scenario", app.action_load_scenario, "read a scenario TOML file"),
             ("compare: add current hardware", app.action_compare_add, "add to the Compare view"),
         ]
+        from roofline.tui.explorer.engine_line import engine_commands
+
+        commands += engine_commands(app)  # issue 31: the live engine, and the model it serves
         self._commands_cache = commands
         return commands
 

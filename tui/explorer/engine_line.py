@@ -176,3 +176,23 @@ def engine_chart_data(data, status: EngineStatus | None, state: ExplorerState):
     if trail is None and runs is None:
         return data
     return with_engine_series(data, trail, runs)
+
+
+def engine_commands(screen) -> list[tuple[str, object, str]]:
+    """The command palette's engine commands: start or stop the live engine, and, when the engine serves a model
+    with a preset other than the scenario's, switch the scenario to it."""
+    from functools import partial
+
+    from roofline.presets.bench_files import model_preset_for
+
+    commands: list[tuple[str, object, str]] = [
+        ("live engine: start or stop polling (--engine-url)", screen.action_toggle_engine,
+         "a running engine's live point on the Serving view (m)")]
+    lines = screen.query(EngineLine)
+    status = lines.first().status if lines else None
+    if status is not None and status.model:
+        preset = model_preset_for(status.model, list(screen.catalog.models))
+        if preset is not None and screen.state is not None and preset != screen.state.results.scenario.model.id:
+            commands.append((f"model: the engine's, {preset}", partial(screen.set_field, "model_ref", preset),
+                             f"the engine at {status.endpoint} serves {status.model}"))
+    return commands
