@@ -273,7 +273,8 @@ def main() -> int:
                        ("one Static, fixed size", one)):
         print(f"Textual app, per poll result, painted, {label + ':':34} {run['main_thread_ms_per_poll']:7.3f} ms "
               f"({run['polls']:.0f} polls)")
-    print(f"explorer (roofline --engine-url), Serving view shown, per poll: {on_serving['main_thread_ms_per_poll']:7.3f} ms "
+    print("explorer (roofline --engine-url), Serving view shown, per poll: "
+          f"{on_serving['main_thread_ms_per_poll']:7.3f} ms "
           f"({on_serving['polls']:.0f} polls: the line and the chart with the moved point)")
     print(f"explorer, Roofline view shown (the line only, hidden chart not drawn): "
           f"{elsewhere['main_thread_ms_per_poll']:7.3f} ms ({elsewhere['polls']:.0f} polls)")
