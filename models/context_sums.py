@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .estimate import Ceilings, OpTiming, PassTotals, pass_totals, time_op
+from .estimate import Ceilings, OpTiming, PassTotals, time_op
 from .ops import Number, Op
 from .scenario import Scenario
 
@@ -174,23 +174,85 @@ class ContextSums:
 
 
 _TOTAL_FIELDS = tuple(f.name for f in dataclasses.fields(PassTotals))
+# the fields that depend on the ceilings; the rest (FLOPs and bytes) are the ops' own work, the same under any ceilings
+_TIME_FIELDS = ("time_s", "compute_s", "memory_s", "comm_s", "overhead_s")
+_WORK_FIELDS = tuple(name for name in _TOTAL_FIELDS if name not in _TIME_FIELDS)
 
 
-def _at(t: PassTotals, index: int) -> PassTotals:
-    return PassTotals(**{name: float(np.ravel(getattr(t, name))[index]) if np.ndim(getattr(t, name))
-                         else float(getattr(t, name)) for name in _TOTAL_FIELDS})
+def _value_at(value: Number, index: int) -> float:
+    return float(np.ravel(value)[index]) if np.ndim(value) else float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _WorkSums:
+    """What :func:`context_sums` finds the same under every ceilings for one list of ops and pieces: the work fields
+    (FLOPs, bytes) summed over the contexts and at the first and last context, and which ops vary with the context.
+    The band times one list of ops under 2 x (engines) ceilings (band.py); these are worked out once for all."""
+
+    ops: tuple[Op, ...]  # held so that the ids of the memo's key are not reused while the entry lives
+    sums: dict[str, float]
+    first: dict[str, float]
+    last: dict[str, float]
+    varying: tuple[bool, ...]
+
+
+_WORK_MEMO: dict[tuple, _WorkSums] = {}
+_WORK_MEMO_SIZE = 16
+
+
+def _work_sums(ops: list[Op], pieces: Pieces) -> _WorkSums:
+    """:class:`_WorkSums` of ``ops`` (the same op objects in the same order) over ``pieces``, memoised: each field is
+    summed over the ops in their order from 0.0, as :func:`estimate.pass_totals` does, so the figures are the same to
+    the last bit."""
+    key = (pieces, *map(id, ops))
+    found = _WORK_MEMO.get(key)
+    if found is not None:
+        return found
+    totals = {name: 0.0 for name in _WORK_FIELDS}
+    for op in ops:
+        n = op.count
+        for name in _WORK_FIELDS:
+            totals[name] = totals[name] + n * getattr(op, name)
+    work = _WorkSums(ops=tuple(ops), sums={name: piece_sums(v, pieces) for name, v in totals.items()},
+                     first={name: _value_at(v, 0) for name, v in totals.items()},
+                     last={name: _value_at(v, -1) for name, v in totals.items()},
+                     varying=tuple(varies_with_context(op) for op in ops))
+    if len(_WORK_MEMO) >= _WORK_MEMO_SIZE:
+        del _WORK_MEMO[next(iter(_WORK_MEMO))]  # the oldest entry
+    _WORK_MEMO[key] = work
+    return work
 
 
 def context_sums(ops: list[Op], c: Ceilings, pieces: Pieces) -> ContextSums:
     """Every :class:`PassTotals` field of the decode pass ``ops`` (built at :func:`sample_contexts`) summed over the
     contexts. Work, compute, memory and fixed terms are polynomial per piece; the time adds, for each op that varies
-    with the context, its exact piecewise sum (:func:`op_time_sum_s`) in place of the samples' polynomial."""
-    at_samples = pass_totals(ops, c)
-    sums = {name: piece_sums(getattr(at_samples, name), pieces) for name in _TOTAL_FIELDS}
+    with the context, its exact piecewise sum (:func:`op_time_sum_s`) in place of the samples' polynomial.
+
+    The work terms (FLOPs, bytes) do not depend on ``c``: they are summed once per list of ops (:func:`_work_sums`)
+    and shared by every ceilings the ops are timed under; each op is timed once (:func:`estimate.time_op`) and its
+    time terms summed in the ops' order, as :func:`estimate.pass_totals` sums them."""
+    work = _work_sums(ops, pieces)
+    time_s = compute_s = memory_s = comm_s = overhead_s = 0.0
+    timings = []
     for op in ops:
-        if varies_with_context(op):
-            timing = time_op(op, c)
-            sampled = np.broadcast_to(timing.time_s, (len(pieces) * SAMPLES_PER_PIECE,))
+        t = time_op(op, c)
+        timings.append(t)
+        n = op.count
+        time_s = time_s + n * t.time_s
+        compute_s = compute_s + n * t.compute_s
+        memory_s = memory_s + n * t.memory_s
+        comm_s = comm_s + n * t.comm_s
+        overhead_s = overhead_s + n * t.overhead_s
+    at_samples = {"time_s": time_s, "compute_s": compute_s, "memory_s": memory_s, "comm_s": comm_s,
+                  "overhead_s": overhead_s}
+    sums = {name: piece_sums(v, pieces) for name, v in at_samples.items()}
+    shape = (len(pieces) * SAMPLES_PER_PIECE,)
+    for op, timing, varying in zip(ops, timings, work.varying, strict=True):
+        if varying:
+            sampled = np.broadcast_to(timing.time_s, shape)
             sums["time_s"] += op.count * (op_time_sum_s(op, c, pieces, timing) - piece_sums(sampled, pieces))
-    return ContextSums(steps=context_count(pieces), total=PassTotals(**sums), first=_at(at_samples, 0),
-                       last=_at(at_samples, -1))
+    sums.update(work.sums)
+    first = {name: _value_at(v, 0) for name, v in at_samples.items()} | work.first
+    last = {name: _value_at(v, -1) for name, v in at_samples.items()} | work.last
+    return ContextSums(steps=context_count(pieces), total=PassTotals(**sums), first=PassTotals(**first),
+                       last=PassTotals(**last))
