@@ -101,7 +101,8 @@ async def test_serving_columns_stay_aligned_and_sort():
         await _open_compare(pilot)
         table = app.query_one("#compare-table", DataTable)
         labels = [str(c.label) for c in table.columns.values()]
-        assert labels == [c.label for c in COLUMNS] + list(SERVING_COLUMNS)
+        static = [c.label for c in COLUMNS]
+        assert labels == static[:2] + list(SERVING_COLUMNS) + static[2:]  # serving figures first (issue 30 item 8)
         assert all(len(table.get_row_at(y)) == len(labels) for y in range(table.row_count))
         # users/device at the targets, largest first: as a header click on that column sends it
         app.query_one(CompareView).post_message(SortChanged((f"serving {SERVING_COLUMNS[0]}", True)))

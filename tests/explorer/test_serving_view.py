@@ -37,7 +37,7 @@ async def test_static_by_default_and_the_serving_fields_hidden():
     async with app.run_test(size=(160, 50)) as pilot:
         await pilot.pause()
         assert not app.explorer.form.serving
-        assert _reading(app, "m-per-seq").label == "decode tok/s/seq"
+        assert _reading(app, "m-per-seq").label == "ceiling tok/s/seq"
         assert not app.query_one("#concurrency", Input).parent.display  # shown in serving mode only
 
 
@@ -68,7 +68,7 @@ async def test_switching_to_serving_and_changing_the_concurrency_follows_the_fro
         assert "C=128" in str(app.query_one("#verdict").render())
         app.query_one("#serving", Checkbox).value = False  # back to the static batch
         await pilot.pause()
-        assert _reading(app, "m-per-seq").label == "decode tok/s/seq"
+        assert _reading(app, "m-per-seq").label == "ceiling tok/s/seq"
         assert _reading(app, "m-per-seq").text == f"{app.explorer.results.bound.decode.tokens_per_s_per_seq:,.1f}"
 
 
@@ -103,7 +103,7 @@ async def test_the_serving_view_computes_in_static_mode_too_and_pins_a_baseline(
         r = app.explorer.serving
         assert r is not None and r.baseline_curve is not None
         assert "baseline" in app.query_one(ServingChart).render().plain
-        assert _reading(app, "m-per-seq").label == "decode tok/s/seq"  # the headline stays static
+        assert _reading(app, "m-per-seq").label == "ceiling tok/s/seq"  # the headline stays static
 
 
 async def test_a_prefix_longer_than_the_prompt_marks_its_field():

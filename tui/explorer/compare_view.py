@@ -25,9 +25,14 @@ _ARROW = {True: " v", False: " ^"}
 
 
 def compare_columns(serving: bool) -> list[tuple[str, str]]:
-    """(key, label) of Compare's columns: the static ones, then the serving ones in serving mode."""
+    """(key, label) of Compare's columns: device and TP, in serving mode the serving ones next (what serving mode
+    asks about, on screen at any width: issue 30 item 8), then the static batch's."""
     static = [(c.key, c.label) for c in COLUMNS]
-    return static + ([(f"serving {label}", label) for label in SERVING_COLUMNS] if serving else [])
+    served = [(f"serving {label}", label) for label in SERVING_COLUMNS] if serving else []
+    return static[:_LEADING] + served + static[_LEADING:]
+
+
+_LEADING = 2  # device and TP lead every row
 
 
 def next_sort(state: ExplorerState) -> Sort | None:
@@ -46,13 +51,42 @@ def sort_on(key: str, descending: bool | None = None) -> Sort:
     return key, first if descending is None else descending
 
 
+def _in_column_order(static: tuple, serving: tuple) -> tuple:
+    """One row's cells in :func:`compare_columns`' order."""
+    return (*static[:_LEADING], *serving, *static[_LEADING:])
+
+
+class CompareTable(DataTable):
+    """Compare's table: the device column stays put, and Left/Right scroll the others a whole column at a time
+    (a row cursor's Right scrolled one cell per key: 40 presses to reach the last column)."""
+
+    def _column_edges(self) -> list[int]:
+        edges, x = [], 0
+        for column in list(self.columns.values())[self.fixed_columns:]:
+            x += column.get_render_width(self)
+            edges.append(x)
+        return edges
+
+    def action_cursor_right(self) -> None:
+        if self.cursor_type != "row":
+            return super().action_cursor_right()
+        edge = next((e for e in self._column_edges() if e > self.scroll_x), None)
+        if edge is not None:
+            self.scroll_to(x=min(edge, self.max_scroll_x), animate=False)
+
+    def action_cursor_left(self) -> None:
+        if self.cursor_type != "row":
+            return super().action_cursor_left()
+        self.scroll_to(x=max([0, *(e for e in self._column_edges() if e < self.scroll_x)]), animate=False)
+
+
 class CompareView(ViewBody):
     def __init__(self) -> None:
         super().__init__(BY_ID["compare"])
         self._memo = ServingMemo(size=64)  # serving numbers per device, across keys
 
     def compose(self) -> ComposeResult:
-        yield DataTable(id="compare-table", cursor_type="row", zebra_stripes=True)
+        yield CompareTable(id="compare-table", cursor_type="row", zebra_stripes=True, fixed_columns=1)
         yield Static(id="compare-caption", markup=False)  # the sort, and what $/Mtok counts
 
     @property
@@ -114,16 +148,18 @@ class CompareView(ViewBody):
             table.clear()
         rows = compare_rows(state.results, state.catalog.hardware, list(state.compare_ids),
                             achievable=state.achievable, price_usd_per_hour=state.form.price_per_device_hour)
-        lines = [(row, row.cells() + self._serving_cells(state, row.scenario, row.current)) for row in rows]
+        lines = [(row, _in_column_order(row.cells(), self._serving_cells(state, row.scenario, row.current)))
+                 for row in rows]
         if sort_key in COLUMN_KEYS:
             lines = sorted_by(lines, sort_key, lambda line: line[0].sort_value(sort_key), descending=descending)
         elif sort_key is not None and sort_key in dict(columns):
             index = [key for key, _ in columns].index(sort_key)
             lines = sorted_by(lines, sort_key, lambda line: number_in(line[1][index]), descending=descending)
+        fits_at = [key for key, _ in columns].index("fits")
         for row, cells in lines:
-            name, tp, *numbers = cells
-            numbers[4] = Text(numbers[4], style="" if row.fits else "bold")
-            table.add_row(Text(name), tp, *numbers, key=row.hardware_id)
+            cells = list(cells)
+            cells[fits_at] = Text(cells[fits_at], style="" if row.fits else "bold")
+            table.add_row(Text(cells[0]), *cells[1:], key=row.hardware_id)
         if cursor_key is not None and cursor_key in table.rows:
             table.move_cursor(row=table.get_row_index(cursor_key), animate=False)
         if sort_key is None:

@@ -1,7 +1,9 @@
-"""Headline numbers, large: decode tokens/s per sequence and aggregate, idle cores, TTFT."""
+"""Headline numbers, large: decode tokens/s per sequence under both estimates and aggregate, idle cores, TTFT."""
 
 from __future__ import annotations
 
+import math
+import textwrap
 from dataclasses import dataclass
 
 from rich.cells import cell_len
@@ -26,7 +28,8 @@ def _short(value: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Reading:
-    """One headline number: its label, the short form drawn in large digits, the exact text, the change."""
+    """One headline number: its label, the short form drawn in large digits (empty: no number, such as an
+    unbounded TTFT; the text is drawn in words where the digits go), the exact text, the change."""
 
     label: str
     digits: str = "-"
@@ -34,8 +37,9 @@ class Reading:
     delta: str = ""
 
 
-HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-aggregate", "aggregate tok/s"),
-                    ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms (static)"))
+HEADLINE_METRICS = (("m-per-seq", "decode tok/s/seq"), ("m-other", "other estimate tok/s/seq"),
+                    ("m-aggregate", "aggregate tok/s"), ("m-idle", "idle cores %"), ("m-ttft", "TTFT ms (static)"))
+_FIRST_LABELS = dict(HEADLINE_METRICS)
 
 
 class Headline(Widget):
@@ -56,14 +60,19 @@ class Headline(Widget):
         self._lines: tuple[tuple, list[Strip]] | None = None
 
     def show_all(self, numbers: dict[str, tuple]) -> None:
-        """Show numbers, ``{metric_id: (value, text, delta[, label])}``: ``value`` in digits (shortened), ``text``
-        exact, the change (empty: none) and optionally a new label (a unit that changes with the value); one
-        refresh for all of them (each refresh looks the widget's region up again)."""
+        """Show numbers, ``{metric_id: (value, text, delta[, label])}`` in that order of columns: ``value`` in
+        digits (shortened; None or not finite: ``text`` in words instead), ``text`` exact, the change (empty: none)
+        and optionally a new label (a unit that changes with the value); one refresh for all of them (each refresh
+        looks the widget's region up again)."""
         had_delta = any(r.delta for r in self.readings.values())
         changed = False
+        if list(numbers) != list(self.readings)[:len(numbers)]:  # another mode's columns (serving's, static's)
+            self.readings = {k: self.readings.get(k, Reading(_FIRST_LABELS.get(k, k))) for k in numbers}
+            changed = True
         for metric_id, (value, text, delta, *label) in numbers.items():
             old = self.readings[metric_id]
-            new = Reading(label[0] if label else old.label, _short(value), text, delta)
+            digits = _short(value) if value is not None and math.isfinite(value) else ""
+            new = Reading(label[0] if label else old.label, digits, text, delta)
             if new != old:
                 self.readings[metric_id] = new
                 changed = True
@@ -111,13 +120,14 @@ class Headline(Widget):
         readings = list(self.readings.values())
         columns = len(readings)
         widths = [width // columns + (1 if i < width % columns else 0) for i in range(columns)]
-        rows: list[list[tuple[str, Style]]] = [[(r.label, label) for r in readings]]
+        rows: list[list[tuple[str, Style]]] = [[(_fit_label(r.label, w - 2), label)
+                                                for r, w in zip(readings, widths, strict=True)]]
         if self.compact:
             rows.append([(r.text, value) for r in readings])
         else:
-            glyphs = [[seg.text for seg in DigitsRenderable(r.digits).render(digits) if seg.text != "\n"]
-                      for r in readings]
-            rows += [[(g[i], digits) for g in glyphs] for i in range(3)]
+            glyphs = [_glyph_rows(r, digits, value, cell_width - 2) for r, cell_width in zip(readings, widths,
+                                                                                           strict=True)]
+            rows += [[g[i] for g in glyphs] for i in range(3)]
         if any(r.delta for r in readings):
             rows.append([(r.delta, delta) for r in readings])
         lines = []
@@ -130,6 +140,22 @@ class Headline(Widget):
                              Segment(" " * (cell_width - 1 - len(text)), base)]
             lines.append(Strip(segments).crop_extend(0, width, base))
         return lines
+
+
+def _fit_label(text: str, width: int) -> str:
+    """A label that does not fit drops its parenthesis whole ("TTFT ms (static)" -> "TTFT ms") before it is cut."""
+    while cell_len(text) > width and text.endswith(")") and " (" in text:
+        text = text[:text.rindex(" (")]
+    return text
+
+
+def _glyph_rows(reading: Reading, digits: Style, words: Style, width: int) -> list[tuple[str, Style]]:
+    """The three rows under a label: the number in Textual's digit glyphs, or, for a reading without a number
+    ("unbounded (queue grows)"), its text in words, wrapped to the column."""
+    if reading.digits:
+        return [(seg.text, digits) for seg in DigitsRenderable(reading.digits).render(digits) if seg.text != "\n"]
+    lines = textwrap.wrap(reading.text, max(1, width))[:3]
+    return [(line, words) for line in lines] + [("", words)] * (3 - len(lines))
 
 
 class WrappedText(Widget):

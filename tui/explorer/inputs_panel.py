@@ -77,6 +77,17 @@ class InputsPanel(VerticalScroll):
                  f"{m.params / 1e9:,.1f} B params, {m.active_params / 1e9:,.1f} B active\n"
                  f"{m.num_layers} layers, {a.num_heads} heads, {a.num_kv_heads} KV heads"
                  f"{' (MLA)' if a.is_mla else ''}{moe}")
+        self._show_preset_price(hw.price_usd_per_hour)
+
+    def _show_preset_price(self, price_usd_per_hour: float | None) -> None:
+        """The empty price field says the preset's price that Compare and the serving numbers use ('none' read as no
+        price while $3.78 was in use)."""
+        field = self._fields.get("price_per_device_hour")
+        if isinstance(field, Input):
+            text = BY_NAME["price_per_device_hour"].widget_text if price_usd_per_hour is None else (
+                f"preset ${price_usd_per_hour:,.2f}")
+            if field.placeholder != text:
+                field.placeholder = text
 
     def show_value(self, name: str, value) -> None:
         """Show ``value`` in the field's widget without a change message (a number field is acceptable again)."""

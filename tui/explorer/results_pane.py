@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import var
 from textual.widget import Widget
-from textual.widgets import Input, Static, TabbedContent, TabPane
+from textual.widgets import Input, Static, TabbedContent, TabPane, Tabs
 
 from roofline.presets.loader import PresetCatalog
 from roofline.tui.explorer.summary_widgets import MemoryBar, ResultsHeadline, ResultsVerdict, ScenarioLine
@@ -18,7 +18,7 @@ from roofline.tui.messages import ViewReady, ViewShown
 from roofline.tui.views.registry import VIEWS
 from roofline.tui.views.state import ExplorerState
 
-TABLE_KEYS = ("up", "down", "pageup", "pagedown", "home", "end")
+TABLE_KEYS = ("up", "down", "pageup", "pagedown", "home", "end", "left", "right")  # left/right scroll a wide table
 
 
 class ResultsPane(Vertical):
@@ -81,8 +81,12 @@ class ResultsPane(Vertical):
         field is being typed in."""
         table = getattr(self.views.get(self.active), "table", None)
         focused = self.screen.focused
-        if event.key not in TABLE_KEYS or table is None or isinstance(focused, Input) or focused is table:
+        if (event.key not in TABLE_KEYS or table is None or isinstance(focused, Input | Tabs) or focused is table
+                or (event.key in ("left", "right") and table.virtual_size.width <= table.size.width)):
             return
         table.focus()
-        self.app.simulate_key(event.key)  # after the focus change: the table's own binding moves its cursor
+        if event.key in ("left", "right"):  # the first press scrolls too (a simulated key reached the table late)
+            getattr(table, f"action_cursor_{event.key}")()
+        else:
+            self.app.simulate_key(event.key)  # after the focus change: the table's own binding moves its cursor
         event.stop()

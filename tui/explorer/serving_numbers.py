@@ -3,7 +3,7 @@ results, the ceiling, the baseline), with the last good ones kept when a change 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from roofline.models.errors import ModelInputError
 from roofline.tui.inputs.form import ScenarioForm
@@ -32,7 +32,7 @@ class ServingNumbers:
         self._key = key
         last = self._outcome.results
         try:
-            settings = serving_settings(form, results.scenario)
+            settings = replace(serving_settings(form, results.scenario), in_use=form.serving)
             base = baseline.scenario if baseline is not None else None
             sr = serving_results(results.scenario, settings, ceiling.estimate_name, base, self._memo)
         except ModelInputError as err:

@@ -12,31 +12,49 @@ from textual.widgets import Static
 from roofline.tui.explorer.headline import HEADLINE_METRICS, Headline, Verdict, WrappedText
 from roofline.tui.explorer.quiet_update import set_text
 from roofline.tui.views.formatting import duration, fill_bar, flop_per_byte, gib, relative_change
-from roofline.tui.views.serving_data import SERVING_LABELS, headline_values, memory_line, verdict_markup
+from roofline.tui.views.serving_data import (
+    SERVING_LABELS,
+    headline_values,
+    memory_line,
+    operating_text,
+    verdict_markup,
+)
 from roofline.tui.views.state import ExplorerState
 from roofline.tui.views.summary import context_warning, scenario_summary
 
-STATIC_LABELS = dict(HEADLINE_METRICS)
+STATIC_LABELS = dict(HEADLINE_METRICS)  # the labels that do not name an estimate
 
 
 def _versus(change: str) -> str:
     return f"{change} vs base" if change else ""
 
 
+def estimate_label(name: str) -> str:
+    """Which estimate a per-sequence speed is, in plain words: ``bound`` is the spec-sheet ceiling, never reached."""
+    return f"{'ceiling' if name == 'bound' else name} tok/s/seq"
+
+
 def static_numbers(state: ExplorerState) -> dict[str, tuple]:
-    """The headline's numbers for the static batch: ``{metric: (value, text, change, label)}``."""
+    """The headline's numbers for the static batch: ``{metric: (value, text, change, label)}``; the per-sequence
+    speed under both estimates side by side, the chosen one first, each named (issue 30 item 6: the ceiling alone
+    in large digits read as the answer)."""
     r, achievable = state.results, state.achievable
-    e = r.chosen(achievable)
+    e, other = r.chosen(achievable), r.chosen(not achievable)
     base = state.baseline.chosen(achievable) if state.baseline else None
+    other_base = state.baseline.chosen(not achievable) if state.baseline else None
     d, bd = e.decode, (base.decode if base else None)
     per_seq, total = d.tokens_per_s_per_seq, d.tokens_per_s
+    other_per_seq = other.decode.tokens_per_s_per_seq
     idle = d.phase.idle_core_pct
     ttft_ms = e.ttft_s * 1e3
     in_seconds = ttft_ms >= 10_000  # 51,758 ms reads as 51.8 s (the verdict switches too)
     ttft_value, ttft_text = (e.ttft_s, f"{e.ttft_s:,.1f}") if in_seconds else (ttft_ms, f"{ttft_ms:,.1f}")
     return {
         "m-per-seq": (per_seq, f"{per_seq:,.1f}", _versus(relative_change(per_seq, bd and bd.tokens_per_s_per_seq)),
-                      STATIC_LABELS["m-per-seq"]),
+                      estimate_label(e.name)),
+        "m-other": (other_per_seq, f"{other_per_seq:,.1f}",
+                    _versus(relative_change(other_per_seq, other_base and other_base.decode.tokens_per_s_per_seq)),
+                    estimate_label(other.name)),
         "m-aggregate": (total, f"{total:,.1f}" if total < 1000 else f"{total:,.0f}",
                         _versus(relative_change(total, bd and bd.tokens_per_s)), STATIC_LABELS["m-aggregate"]),
         "m-idle": (idle, f"{idle:.1f}", "" if bd is None else f"{idle - bd.phase.idle_core_pct:+.1f} pt vs base",
@@ -48,7 +66,8 @@ def static_numbers(state: ExplorerState) -> dict[str, tuple]:
 
 
 def serving_numbers(state: ExplorerState) -> dict[str, tuple]:
-    """The headline's numbers at the serving operating point (an infinite TTFT shows as 0 in digits)."""
+    """The headline's numbers at the serving operating point, and beside ITL the idle cores and MBU of its mean
+    mixed step (issue 30 item 9); an infinite TTFT (past what the replica carries) reads as unbounded, in words."""
     sr = state.serving
     values = headline_values(sr.point)
     base = headline_values(sr.baseline_point) if sr.baseline_point is not None else {}
@@ -58,8 +77,15 @@ def serving_numbers(state: ExplorerState) -> dict[str, tuple]:
         ok = before is not None and math.isfinite(value) and math.isfinite(before)
         return _versus(relative_change(value, before) if ok else "")
 
-    return {k: (v if math.isfinite(v) else 0.0, text, change(k, v), SERVING_LABELS[k])
-            for k, (v, text) in values.items()}
+    numbers = {k: (v if math.isfinite(v) else None, text, change(k, v),
+                   SERVING_LABELS[k] if math.isfinite(v) or k != "m-ttft" else "TTFT")
+               for k, (v, text) in values.items()}
+    p, bp = sr.point, sr.baseline_point
+    idle_change = "" if bp is None else f"{p.idle_core_pct - bp.idle_core_pct:+.1f} pt vs base"
+    util = (p.idle_core_pct, f"{p.idle_core_pct:.1f} (MBU {p.mbu_pct:.0f}%)", idle_change,
+            f"idle % (MBU {p.mbu_pct:.0f}%)")
+    order = ("m-per-seq", "m-aggregate", "m-idle")
+    return {**{k: numbers[k] for k in order}, "m-util": util, **{k: v for k, v in numbers.items() if k not in order}}
 
 
 def in_serving_mode(state: ExplorerState) -> bool:
@@ -74,7 +100,8 @@ class ScenarioLine(Static):
 
     def watch_state(self, state: ExplorerState | None) -> None:
         if state is not None:  # set_text: a repaint of that line, no layout
-            set_text(self, scenario_summary(state.results.scenario, state.ceiling.estimate_name))
+            operating = operating_text(state.serving) if in_serving_mode(state) else None  # not "batch 1"
+            set_text(self, scenario_summary(state.results.scenario, state.ceiling.estimate_name, operating))
 
 
 class ResultsHeadline(Headline):

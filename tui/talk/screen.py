@@ -147,11 +147,11 @@ class PresentScreen(TalkScreen):
 
     def update_clock(self) -> None:
         """The footer: deck, slide, what is on screen (the scenario line), live knobs, and (``t``) the time."""
-        from roofline.tui.views.summary import scenario_summary
+        from roofline.tui.views.slide_serving import slide_scenario_line
 
         footer = f"{self.deck.title}   {self.position + 1} / {len(self.slides)}"
         if self.shown.slide.view != "none" or self.shown.slide.numbers:
-            footer += f"   {scenario_summary(self.shown.results.scenario, 'bound')}"
+            footer += f"   {slide_scenario_line(self.shown.slide, self.shown.form, self.shown.results)}"
         changed = knob_summary(self.slides[self.position].form, self.shown.form)
         if changed:
             footer += f"   live: {changed} (r restores)"

@@ -62,6 +62,7 @@ class ServingSettings:
     ttft_target_s: float
     mix: ServingMix
     options: ServingOptions
+    in_use: bool = True  # False: the explorer's serving mode is off (its numbers are the static batch's)
 
 
 def serving_settings(form: Any, scenario: Scenario) -> ServingSettings:
@@ -191,6 +192,9 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:,.1f}" if seconds < 10 else f"{seconds:,.1f} s"
 
 
+UNBOUNDED_TTFT = "unbounded (queue grows)"  # past what the replica carries: the queue grows without bound
+
+
 def headline_values(point: FrontierPoint) -> dict[str, tuple[float, str]]:
     """Headline metric id -> (value, exact text) at the operating point (labels: :data:`SERVING_LABELS`)."""
     per_user, per_device = point.tokens_per_s_per_user, point.tokens_per_s_per_device
@@ -199,7 +203,7 @@ def headline_values(point: FrontierPoint) -> dict[str, tuple[float, str]]:
         "m-per-seq": (per_user, f"{per_user:,.1f}"),
         "m-aggregate": (per_device, f"{per_device:,.1f}" if per_device < 1000 else f"{per_device:,.0f}"),
         "m-idle": (point.itl_s * 1e3, _ms(point.itl_s)),
-        "m-ttft": (ttft, _ms(point.ttft_s) if math.isfinite(point.ttft_s) else "over capacity"),
+        "m-ttft": (ttft, _ms(point.ttft_s) if math.isfinite(point.ttft_s) else UNBOUNDED_TTFT),
     }
 
 
@@ -364,7 +368,8 @@ def chart_data(r: ServingResults) -> ServingChartData:
     x_high, y_high = max(x_high, x_low + 1), max(y_high, y_low + 1)
     return ServingChartData(
         fits_xy=_xy(fits), beyond_xy=_xy(beyond), baseline_xy=baseline,
-        point_xy=(point[0][0], point[1][0]), point_label=f"here, {operating_text(r)}",
+        point_xy=(point[0][0], point[1][0]),
+        point_label=f"here, {operating_text(r)}" if r.settings.in_use else f"{operating_text(r)} (serving mode off)",
         limit_xy=None if limit is None else (_xy([limit])[0][0], _xy([limit])[1][0]),
         limit_label=f"memory limit C={r.max_concurrency:,}",
         targets_xy=None if t is None else (math.log10(t.tokens_per_s_per_device), math.log10(t.tokens_per_s_per_user)),

@@ -36,5 +36,16 @@ def serving_value(name: str, form, results: ExplorerResults) -> tuple[str, str]:
     return label, f"{r.targets.max_concurrency:,}"
 
 
+def slide_scenario_line(slide, form, results: ExplorerResults) -> str:
+    """The talk footer's scenario line: a serving slide (its view or a serving number) names its operating point and
+    ``expected``, as its chart and numbers do; any other names its static batch under ``bound``."""
+    from roofline.tui.views.summary import scenario_summary
+
+    if not (slide.view == "serving" or any(name in SERVING_LABELS for name in slide.numbers)):
+        return scenario_summary(results.scenario, "bound")
+    operating = f"C={form.concurrency:,}" if form.rate_per_s is None else f"{form.rate_per_s:,.3g} req/s"
+    return scenario_summary(results.scenario, SERVING_ESTIMATE, operating)
+
+
 def serving_chart_args(form, results: ExplorerResults) -> tuple:
     return (chart_data(slide_serving_results(form, results)),)

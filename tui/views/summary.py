@@ -17,12 +17,13 @@ def short_device_name(name: str) -> str:
     return name
 
 
-def scenario_summary(scenario: Scenario, estimate_name: str) -> str:
+def scenario_summary(scenario: Scenario, estimate_name: str, operating: str | None = None) -> str:
+    """``operating``: the serving operating point ("C=16", "20 req/s (C=14.2)") in place of the static batch."""
     hw, m, p, b, par = scenario.hardware, scenario.model, scenario.precisions, scenario.batching, scenario.parallelism
     devices = f"x{par.devices}" + (f" (tp {par.tp}, pp {par.pp})" if par.pp > 1 else "")
     engine = "" if scenario.engine == "generic" else f", {scenario.engine}"
     return " / ".join((f"{short_device_name(hw.name)} {devices}", f"{m.name} {p.weights}, KV {p.kv}",
-                       f"batch {b.batch_size:,}", f"{b.prompt_tokens:,} -> {b.output_tokens:,}",
+                       operating or f"batch {b.batch_size:,}", f"{b.prompt_tokens:,} -> {b.output_tokens:,}",
                        f"{estimate_name}{engine}"))
 
 
