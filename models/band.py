@@ -51,8 +51,9 @@ def band_engines(scenario: Scenario) -> tuple[str, ...]:
     none of them, so they widen the band only when the scenario names one (with them, an 8B model on an H100 ranged
     34-162 tok/s). So are profiles with ``in_band = false`` (the generic mode variants ``eager`` and ``compiled``,
     transformers' modules run op by op, and stacks whose profile has no measured figure beyond its runtime mode, such
-    as DeepSpeed-MII or llama.cpp's Vulkan back end): in the band when named. Under ``unknown`` (runtime mode not known) the band
-    spans every current profile of the vendor, every runtime mode among them: the widest band the modes allow."""
+    as DeepSpeed-MII or llama.cpp's Vulkan back end): in the band when named. Under ``unknown`` (runtime mode not
+    known) the band spans every current profile of the vendor, every runtime mode among them: the widest band the
+    modes allow."""
     unknown = engine_profile(scenario.engine).runtime_mode == "unknown"
     ids = [scenario.engine] + [e.id for e in engines_for_vendor(scenario.hardware.vendor)
                                if not e.superseded and (e.in_band or unknown)]
@@ -93,12 +94,35 @@ def band_scenarios(scenario: Scenario) -> tuple[Scenario, ...]:
                  for engine in band_engines(scenario) for hw in corners)
 
 
+# Ceilings.engine names the profile the ceilings came from; no timing reads it (estimate.py reads the rates, costs
+# and kernel set the profile gave), so two band scenarios whose ceilings differ in it alone time every op the same
+_LABEL_FIELDS = frozenset({"engine"})
+_TIMED_FIELDS = tuple(f.name for f in dataclasses.fields(Ceilings) if f.name not in _LABEL_FIELDS)
+
+
+def _timed_terms(c: Ceilings) -> tuple:
+    """What an estimate under ``c`` depends on: every field of ``c`` but its label."""
+    return tuple(getattr(c, name) for name in _TIMED_FIELDS)
+
+
 def band_estimates(scenario: Scenario, ops: GenerationOps | None = None) -> tuple[Estimate, ...]:
     """``expected`` under every band scenario (the ops are built once: they depend on neither engine nor
-    fractions)."""
+    fractions). Engines whose ceilings are the same but for the profile's name (generic, vLLM and SGLang at one
+    corner, say) give the same figures: each distinct ceilings is estimated once and the estimate handed to the
+    others with their own ceilings (same numbers; ``tests/models/test_report_speed_equivalence.py``)."""
     ops = generation_ops(scenario) if ops is None else ops
-    return tuple(estimate(s, "expected", GenerationOps(scenario=s, prefill=ops.prefill, decode_steps=ops.decode_steps))
-                 for s in band_scenarios(scenario))
+    done: list[tuple[tuple, Estimate]] = []
+    out = []
+    for s in band_scenarios(scenario):
+        c = scenario_ceilings(s, "expected")
+        terms = _timed_terms(c)
+        same = next((e for t, e in done if t == terms), None)
+        if same is None:
+            shared = GenerationOps(scenario=s, prefill=ops.prefill, decode_steps=ops.decode_steps)
+            same = estimate(s, "expected", shared)
+            done.append((terms, same))
+        out.append(same if same.ceilings == c else dataclasses.replace(same, ceilings=c))
+    return tuple(out)
 
 
 def estimate_figures(e: Estimate, batch: int, prompt_tokens: int) -> dict[str, dict[str, float]]:

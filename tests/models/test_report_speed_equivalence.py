@@ -1,9 +1,11 @@
 """The shared context sums (models/context_sums.py: the work terms summed once per list of ops, each op timed once)
-give the report and its band the same figures as the sums worked out afresh under every ceilings.
+and the shared band estimates (models/band.py: one estimate per distinct ceilings) give the report and its band the
+same figures as everything worked out afresh for every band scenario.
 
 The reference below is :func:`context_sums` as it was before the sharing: :func:`estimate.pass_totals` of the ops at
 the sample contexts, every field summed over the pieces, each context-varying op's time replaced by its exact
-piecewise sum. ``estimate`` is made to call it (monkeypatched), the whole report built, and every number compared
+piecewise sum. ``estimate`` is made to call it and the band to estimate every band scenario
+on its own (:func:`reference_band_estimates`; both monkeypatched), the whole report built, and every number compared
 with the report built by the shared path: the sharing only reorders what is computed, never how, so the figures
 must be equal to the last bit (1e-12 relative allowed, none expected).
 """
@@ -16,8 +18,8 @@ import math
 import numpy as np
 import pytest
 
-from roofline.models import inference
-from roofline.models.band import band_ceilings, expected_band
+from roofline.models import band, inference
+from roofline.models.band import band_ceilings, band_estimates, band_scenarios, expected_band
 from roofline.models.context_sums import (
     SAMPLES_PER_PIECE,
     ContextSums,
@@ -28,7 +30,7 @@ from roofline.models.context_sums import (
     piece_sums,
     varies_with_context,
 )
-from roofline.models.estimate import PassTotals, pass_totals, time_op
+from roofline.models.estimate import PassTotals, pass_totals, scenario_ceilings, time_op
 from roofline.models.report import scenario_report
 from roofline.models.scenario import Batching, Parallelism, Precisions, Scenario
 from roofline.presets import load_hardware, load_model
@@ -51,6 +53,14 @@ def reference_context_sums(ops, c, pieces) -> ContextSums:
         return PassTotals(**{name: float(np.ravel(v)[index]) if np.ndim(v) else float(v) for name, v in values.items()})
 
     return ContextSums(steps=context_count(pieces), total=PassTotals(**sums), first=at(0), last=at(-1))
+
+
+def reference_band_estimates(scenario, ops=None):
+    """band_estimates before the sharing: ``expected`` of every band scenario, each estimated on its own."""
+    ops = inference.generation_ops(scenario) if ops is None else ops
+    return tuple(inference.estimate(s, "expected", inference.GenerationOps(scenario=s, prefill=ops.prefill,
+                                                                           decode_steps=ops.decode_steps))
+                 for s in band_scenarios(scenario))
 
 
 def _scenario(hw: str, model: str, *, batch: int = 1, prompt: int = 1024, output: int = 16384, tp: int = 1,
@@ -96,6 +106,7 @@ def test_report_and_band_equal_to_unshared_sums(name, monkeypatch):
     shared = scenario_report(scenario)
     with monkeypatch.context() as patch:
         patch.setattr(inference, "context_sums", reference_context_sums)
+        patch.setattr(band, "band_estimates", reference_band_estimates)
         fresh = scenario_report(scenario)
     _assert_same(shared, fresh)
     assert shared["expected_low"] == fresh["expected_low"] and shared["expected_high"] == fresh["expected_high"]
@@ -110,6 +121,17 @@ def test_context_sums_equal_under_every_band_ceilings(name):
     pieces = context_pieces(scenario)
     for c in band_ceilings(scenario):
         assert context_sums(ops, c, pieces) == reference_context_sums(ops, c, pieces)
+
+
+@pytest.mark.parametrize("name", ["dense (the issue's: A100, Llama-2-7B, 1024 + 16,384)", "unknown engine",
+                                  "GGUF on llama.cpp"])
+def test_band_estimates_equal_to_one_estimate_each(name):
+    """Each shared band estimate equals the band scenario's own estimate, its ceilings (engine label included)
+    those of its scenario."""
+    scenario = SCENARIOS[name]()
+    shared, fresh = band_estimates(scenario), reference_band_estimates(scenario)
+    assert shared == fresh
+    assert [e.ceilings for e in shared] == [scenario_ceilings(s, "expected") for s in band_scenarios(scenario)]
 
 
 def test_sums_follow_the_ops_not_a_stale_memo():
