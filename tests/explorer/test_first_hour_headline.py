@@ -72,4 +72,4 @@ async def test_serving_mode_shows_idle_cores_and_mbu_beside_itl():
         util = readings["m-util"]
         assert util.digits == _short(p.idle_core_pct)
         assert "idle" in util.label and f"MBU {p.mbu_pct:.0f}%" in util.label
-        assert util.text == f"{p.idle_core_pct:.1f} (MBU {p.mbu_pct:.0f}%)"
+        assert util.text == f"{p.idle_core_pct:.1f} MBU {p.mbu_pct:.0f}%"

@@ -127,12 +127,12 @@ async def test_compare_gains_serving_columns_in_serving_mode():
         await pilot.pause()
         table = app.query_one("#compare-table", DataTable)
         labels = [str(c.label) for c in table.columns.values()]
-        assert labels[-4:] == list(COMPARE_COLUMNS)
+        assert labels[2:6] == list(COMPARE_COLUMNS)  # right after device and TP (issue 30 item 8)
         row = table.get_row("h100-sxm")
         assert len(row) == len(labels)
-        assert row[-3] == "-"  # no rate set: no devices for it
-        assert row[-2].startswith("$")  # H100's own price
+        assert row[3] == "-"  # no rate set: no devices for it
+        assert row[4].startswith("$")  # H100's own price
         app.query_one("#serving", Checkbox).value = False
         await pilot.pause()
         await pilot.pause()
-        assert [str(c.label) for c in table.columns.values()] == labels[:-4]
+        assert [str(c.label) for c in table.columns.values()] == labels[:2] + labels[6:]

@@ -82,7 +82,7 @@ def serving_numbers(state: ExplorerState) -> dict[str, tuple]:
                for k, (v, text) in values.items()}
     p, bp = sr.point, sr.baseline_point
     idle_change = "" if bp is None else f"{p.idle_core_pct - bp.idle_core_pct:+.1f} pt vs base"
-    util = (p.idle_core_pct, f"{p.idle_core_pct:.1f} (MBU {p.mbu_pct:.0f}%)", idle_change,
+    util = (p.idle_core_pct, f"{p.idle_core_pct:.1f} MBU {p.mbu_pct:.0f}%", idle_change,
             f"idle % (MBU {p.mbu_pct:.0f}%)")
     order = ("m-per-seq", "m-aggregate", "m-idle")
     return {**{k: numbers[k] for k in order}, "m-util": util, **{k: v for k, v in numbers.items() if k not in order}}
