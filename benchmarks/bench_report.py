@@ -7,6 +7,12 @@ G = 256, 4096 and 1M output tokens: the report, the two estimates' decode phase 
 (models/context_sums.py) and the same decode phase summed step by step (every context built and
 timed, what estimate did before), each with its 1M / 256 ratio (budget: the report and the
 closed-form decode at 1M cost at most 2x those at 256).
+
+Before and after, side by side: .venv/bin/python benchmarks/bench_report.py --old /tmp/before-report
+[--new /tmp/after-report] [--rounds 5] times `scenario_report` for the issue's scenario (A100 SXM4 80GB, Llama-2-7B,
+batch 1, prompt 1024, output 16,384) under the default engine and under ``unknown`` (the widest band) in the
+worktree ``--old`` and in ``--new`` (default: this checkout), each a `git worktree` of a commit imported as
+``roofline.*`` through a folder of symlinks, one process each, in turns, each round the median of 50 calls.
 """
 
 from __future__ import annotations
@@ -117,6 +123,58 @@ def model_seconds(runs: int = 20) -> list[float]:
     return times
 
 
+ISSUE_SCENARIO_CODE = """
+import dataclasses, statistics, sys, time
+from roofline.models.report import scenario_report
+from roofline.models.scenario import Batching, Scenario
+from roofline.presets import load_hardware, load_model
+s = Scenario(hardware=load_hardware("a100-sxm4-80gb"), model=load_model("llama-2-7b"),
+             batching=Batching(batch_size=1, prompt_tokens=1024, output_tokens=16384))
+if sys.argv[1] != "default":
+    s = dataclasses.replace(s, engine=sys.argv[1])
+scenario_report(s)
+calls = []
+for _ in range(50):
+    start = time.perf_counter(); scenario_report(s); calls.append(time.perf_counter() - start)
+print(statistics.median(calls) * 1e3)
+"""
+
+
+def old_package(worktree: str) -> str:
+    """A folder holding ``roofline/`` whose models, presets and tui are the worktree's (symlinks)."""
+    import tempfile
+    from pathlib import Path
+
+    root = Path(tempfile.gettempdir()) / f"roofline-old-{Path(worktree).name}"
+    package = root / "roofline"
+    package.mkdir(parents=True, exist_ok=True)
+    (package / "__init__.py").touch()
+    for name in ("models", "presets", "tui"):
+        link = package / name
+        if not link.exists():
+            link.symlink_to(Path(worktree).resolve() / name)
+    return str(root)
+
+
+def before_after(old: str, new: str | None, rounds: int) -> None:
+    """Median ms of scenario_report for the issue's scenario, the old worktree and the new one (default: this
+    checkout) in turns."""
+    import os
+
+    envs = {"before": {**os.environ, "PYTHONPATH": old_package(old)},
+            "after": {**os.environ, "PYTHONPATH": old_package(new)} if new else dict(os.environ)}
+    for engine in ("default", "unknown"):
+        ms: dict[str, list[float]] = {"before": [], "after": []}
+        for _ in range(rounds):
+            for name, env in envs.items():
+                out = subprocess.run([sys.executable, "-c", ISSUE_SCENARIO_CODE, engine], check=True,
+                                     capture_output=True, text=True, env=env)
+                ms[name].append(float(out.stdout))
+        b, a = statistics.median(ms["before"]), statistics.median(ms["after"])
+        print(f"engine {engine:8s} before {b:6.2f} ms ({min(ms['before']):.2f}-{max(ms['before']):.2f})  "
+              f"after {a:6.2f} ms ({min(ms['after']):.2f}-{max(ms['after']):.2f})  before / after {b / a:.2f}x")
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     """Rows in run_all's format: medians of the whole CLI process, interpreter + imports, and the model."""
     import argparse
@@ -125,7 +183,14 @@ def main(argv: list[str] | None = None) -> list[dict]:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7, help="process runs (default 7; the model runs 20)")
-    runs = parser.parse_args(argv).runs
+    parser.add_argument("--old", help="a worktree of an older commit: time the issue's scenario there and here")
+    parser.add_argument("--new", help="with --old: a worktree of the newer commit (default: this checkout)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of --old (default 5)")
+    args = parser.parse_args(argv)
+    if args.old:
+        before_after(args.old, args.new, args.rounds)
+        return []
+    runs = args.runs
     cli = statistics.median(cli_seconds(runs))
     imports = statistics.median(import_seconds(runs))
     model = statistics.median(model_seconds(max(20, runs)))
@@ -147,4 +212,6 @@ def main(argv: list[str] | None = None) -> list[dict]:
 if __name__ == "__main__":
     from run_all import print_table
 
-    print_table(main())
+    rows = main()
+    if rows:
+        print_table(rows)

@@ -68,19 +68,19 @@ def context_count(pieces: Pieces) -> int:
 
 
 @functools.lru_cache(maxsize=64)
-def _piece_weights(pieces: Pieces) -> tuple[np.ndarray, np.ndarray]:
-    """(n, n(n+1)/(3(n-1))) per piece; the second is 0 for a single context (then p_m = p_a)."""
+def _piece_weights(pieces: Pieces) -> tuple[np.ndarray, np.ndarray, float]:
+    """(n, n(n+1)/(3(n-1))) per piece, and the sum of n; the second is 0 for a single context (then p_m = p_a)."""
     n = np.array([b - a + 1 for a, b in pieces], dtype=float)
     curvature = np.where(n > 1, n * (n + 1) / (3 * np.maximum(n - 1, 1)), 0.0)
-    return n, curvature
+    return n, curvature, float(n.sum())
 
 
 def piece_sums(values: Number, pieces: Pieces) -> float:
     """Sum over every integer context of the pieces of a quantity given at :func:`sample_contexts` (a number: the
     same at every context) and polynomial of degree <= 2 on each piece."""
-    n, curvature = _piece_weights(pieces)
-    if np.ndim(values) == 0:
-        return float(values) * float(n.sum())
+    n, curvature, contexts = _piece_weights(pieces)
+    if type(values) is float or np.ndim(values) == 0:
+        return float(values) * contexts
     v = np.asarray(values, dtype=float).reshape(len(pieces), SAMPLES_PER_PIECE)
     gamma = (v[:, 0] + v[:, 2]) / 2 - v[:, 1]
     return float(n @ v[:, 1] + curvature @ gamma)
@@ -180,6 +180,8 @@ _WORK_FIELDS = tuple(name for name in _TOTAL_FIELDS if name not in _TIME_FIELDS)
 
 
 def _value_at(value: Number, index: int) -> float:
+    if type(value) is float:  # the common case, a number: the same at every context
+        return value
     return float(np.ravel(value)[index]) if np.ndim(value) else float(value)
 
 
