@@ -123,7 +123,7 @@ class Headline(Widget):
         rows: list[list[tuple[str, Style]]] = [[(_fit_label(r.label, w - 2), label)
                                                 for r, w in zip(readings, widths, strict=True)]]
         if self.compact:
-            rows.append([(r.text, value) for r in readings])
+            rows.append([(_fit_label(r.text, w - 2), value) for r, w in zip(readings, widths, strict=True)])
         else:
             glyphs = [_glyph_rows(r, digits, value, cell_width - 2) for r, cell_width in zip(readings, widths,
                                                                                            strict=True)]
@@ -143,7 +143,8 @@ class Headline(Widget):
 
 
 def _fit_label(text: str, width: int) -> str:
-    """A label that does not fit drops its parenthesis whole ("TTFT ms (static)" -> "TTFT ms") before it is cut."""
+    """A label (or a compact value) that does not fit drops its parenthesis whole ("TTFT ms (static)" -> "TTFT ms",
+    "unbounded (queue grows)" -> "unbounded") before it is cut."""
     while cell_len(text) > width and text.endswith(")") and " (" in text:
         text = text[:text.rindex(" (")]
     return text
