@@ -23,6 +23,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -200,6 +201,7 @@ class _WorkSums:
 
 _WORK_MEMO: dict[tuple, _WorkSums] = {}
 _WORK_MEMO_SIZE = 16
+_WORK_MEMO_LOCK = threading.Lock()  # a worker thread may time ops too: evicting and adding are one step
 
 
 def _work_sums(ops: list[Op], pieces: Pieces) -> _WorkSums:
@@ -219,9 +221,10 @@ def _work_sums(ops: list[Op], pieces: Pieces) -> _WorkSums:
                      first={name: _value_at(v, 0) for name, v in totals.items()},
                      last={name: _value_at(v, -1) for name, v in totals.items()},
                      varying=tuple(varies_with_context(op) for op in ops))
-    if len(_WORK_MEMO) >= _WORK_MEMO_SIZE:
-        del _WORK_MEMO[next(iter(_WORK_MEMO))]  # the oldest entry
-    _WORK_MEMO[key] = work
+    with _WORK_MEMO_LOCK:
+        while len(_WORK_MEMO) >= _WORK_MEMO_SIZE:
+            del _WORK_MEMO[next(iter(_WORK_MEMO))]  # the oldest entry
+        _WORK_MEMO[key] = work
     return work
 
 
