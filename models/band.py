@@ -1,6 +1,6 @@
 """The uncertainty band of ``expected``: its spread over the stacks and ceilings it could have been built with.
 
-Construction (issue 18). For a scenario on a device of vendor V, ``expected`` is recomputed under every combination
+Construction. For a scenario on a device of vendor V, ``expected`` is recomputed under every combination
 of three choices:
 
 - the engine profile: each current profile of :func:`engines.engines_for_vendor` (V) (``generic`` always among

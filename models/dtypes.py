@@ -83,7 +83,7 @@ WEIGHT_BITS_PER_ELEMENT: dict[str, float] = {
     **{f"exl3_{bpw}": float(bpw) for bpw in ("2.0", "3.0", "4.0", "5.0", "6.0", "8.0")},
 }
 
-# The kernel family of each format added for issue 29 (AWQ/GPTQ group sizes, Marlin, MLX, MLC, EXL2/EXL3), for an
+# The kernel family of each group-quantised format (AWQ/GPTQ group sizes, Marlin, MLX, MLC, EXL2/EXL3), for an
 # engine profile that keys its dequantisation factor by family rather than by format.
 WEIGHT_FORMAT_KERNEL_FAMILY: dict[str, str] = {
     **dict.fromkeys(("awq_g128", "awq_g64", "gptq_g128", "gptq_g64", "gptq_g32", "marlin_g128"), "int4"),

@@ -38,7 +38,8 @@ from .safe_files import clip, clip_repr, read_text_capped
 from .scenario_file import ScenarioKeys, expected_type
 from .toml_io import KeyLines, parse_toml
 
-# the view registry's ids (tui/views/registry.py; presets/ does not import tui/) and "none": tests/views/test_registry.py
+# the view registry's ids (tui/views/registry.py; presets/ does not import tui/) and "none";
+# tests/views/test_registry.py checks them
 VIEWS = ("roofline", "batch", "context", "memory", "ops", "compare", "history", "serving", "none")
 NUMBERS = ("decode_tokens_per_s_per_seq", "decode_tokens_per_s", "idle_core_pct", "ttft_ms", "ridge_flops_per_byte",
            "memory_fit", "growth_compute_x", "growth_bandwidth_x", "mbu_pct", "max_batch",
@@ -142,7 +143,7 @@ def _error(path: Path, line: int | None, slide: int | None, key: str, message: s
 # ---- TOML ----------------------------------------------------------------------------------------------------
 def _slide_spans(text: str) -> list[tuple[int, str]]:
     """(first line number, text) of each ``[[slides]]`` table, up to the next one: a key's line is looked up in
-    its own slide's span, not found again in slide 1 (issue 20 item 11)."""
+    its own slide's span, not found again in slide 1."""
     lines = text.splitlines()
     starts = [i for i, line in enumerate(lines) if _SLIDES_HEADER.match(line)]
     ends = [*starts[1:], len(lines)][:len(starts)]  # no [[slides]] header (slides = [], an inline array): none

@@ -38,7 +38,7 @@ def match_id(ref: str, ids: Iterable[str]) -> str | None:
 def short_name_matches(ref: str, ids: Iterable[str]) -> list[str]:
     """The ids ``ref`` is a short name of: ids that start with it (ignoring case and separators), where the id
     goes on with a separator or a letter, never a digit (``mi300`` -> ``mi300x``, ``h100`` -> the three H100s,
-    ``a10`` not the A100s). Two characters or fewer name nothing (issue 30 item 26)."""
+    ``a10`` not the A100s). Two characters or fewer name nothing."""
     wanted = _key(ref)
     if len(wanted.replace("-", "")) < 3:
         return []

@@ -482,7 +482,7 @@ def load_model(model_id: str, user_dir: Path | None = None,
 def parse_json(path: Path | str, text: str) -> Any:
     """A JSON document; :class:`PresetFileError` (one line, with the line where known) for invalid JSON,
     nesting too deep for the parser, or an integer past Python's 4,300-digit conversion limit."""
-    try:  # strings without control characters where they enter (clean_text.py; issue 30 item 11)
+    try:  # strings without control characters where they enter (clean_text.py)
         return clean_strings(json.loads(text))
     except json.JSONDecodeError as err:
         raise PresetFileError(PresetError(str(path), err.lineno, None, f"not valid JSON: {err.msg}")) from None

@@ -26,7 +26,7 @@ _WHOLE_COLUMNS = {"batch": "batch", "prompt": "prompt_tokens", "output": "output
 _MAX_NUMBER_CHARS = 32
 # The smallest measured value a row may state, in its metric's unit (tokens/s, ms, s): no published throughput or
 # latency is below a billionth of its unit, and a subnormal one (1e-310) made expected/measured overflow to inf and
-# the JSON summary carry Infinity and NaN (issue 30 item 16).
+# the JSON summary carry Infinity and NaN.
 MIN_MEASURED_VALUE = 1e-9
 _MAX_FIELD_CHARS = 4096  # a CSV field longer than this is not a measurement (csv's own limit is 131,072)
 NumberCheck = Callable[[str, float], "float | int"]

@@ -2,7 +2,7 @@
 
 ``1,000,000`` is a million: a comma is read only as a thousands separator, and only in well-formed groups of three
 (``1,000`` ``12,345.5``). Anything else with a comma (``1,5``, ``989,5``, ``1,,2``, ``1,0000``) is refused, because
-half the world writes ``1,5`` for one and a half and reading it as 15 is a silently wrong number (issue 30 item 2).
+half the world writes ``1,5`` for one and a half and reading it as 15 is a silently wrong number.
 Underscores follow Python's own rule for numbers (``1_000``). A value that is not finite (``nan``, ``inf``, a
 400-digit number) is refused. The text quoted in an error is cut, so a 100,000-digit value does not come back whole.
 """

@@ -33,7 +33,7 @@ _DEEP_OPENING = re.compile(r"(?:[\[{][^\[\]{}\n]{0,16}){100,}")
 
 def parse_toml(path: Path | str, text: str) -> dict[str, Any]:
     """A TOML document; :class:`PresetFileError` (one line, file and line where known) for anything wrong."""
-    try:  # every string loses its control characters where it enters (clean_text.py; issue 30 item 11)
+    try:  # every string loses its control characters where it enters (clean_text.py)
         return clean_strings(tomllib.loads(text))
     except TOMLDecodeError as err:
         raise PresetFileError(PresetError(str(path), decode_error_line(err), None,

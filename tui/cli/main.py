@@ -40,8 +40,8 @@ _INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from 
 
 
 def _with_suggestion(message: str) -> str:
-    """argparse's "invalid choice: 'reprot' (choose from ...)" with "did you mean 'report'?" (issue 30 item 26;
-    Python 3.14's ``suggest_on_error`` does the same)."""
+    """argparse's "invalid choice: 'reprot' (choose from ...)" with "did you mean 'report'?" (Python
+    3.14's ``suggest_on_error`` does the same)."""
     from difflib import get_close_matches
 
     match = _INVALID_CHOICE.search(message)
@@ -261,7 +261,7 @@ def _run_report(args: argparse.Namespace) -> int:
     from roofline.tui.views.precision_text import scenario_precision_warning
 
     precision_warning = scenario_precision_warning(scenario)
-    if precision_warning is not None:  # issue 30 item 3: first among the warnings
+    if precision_warning is not None:  # first among the warnings
         report["warnings"] = [precision_warning, *report["warnings"]]
     if args.format == "json":
         print(json.dumps(report, indent=2))
@@ -433,7 +433,7 @@ def _explorer_form(args: argparse.Namespace):
 
 def _preferred_ids(prefs, catalog) -> dict[str, str]:
     """The preferences' hardware and model as form fields; one that is no longer a preset is a one-line warning
-    and left out, so the explorer opens on the default (issue 30 item 17)."""
+    and left out, so the explorer opens on the default."""
     from roofline.presets.ids import match_id
     from roofline.tui.preferences import preferences_path
 
@@ -468,7 +468,7 @@ def _id_hint(field: str, form, catalog) -> str:
     ids = catalog.hardware if field == "hardware_id" else catalog.models
     ref = form.hardware_id if field == "hardware_id" else form.model_ref
     several = short_name_matches(ref, ids)
-    if len(several) > 1:  # h100: the SXM, PCIe or NVL part (issue 30 item 26)
+    if len(several) > 1:  # h100: the SXM, PCIe or NVL part
         return f" ({ref!r} could mean several presets: did you mean {', '.join(several)}?)"
     near = suggest_ids(ref, ids)
     return f" (did you mean {', '.join(near)}?)" if near else ""

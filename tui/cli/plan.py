@@ -20,7 +20,7 @@ from roofline.tui.inputs.form import model_kwargs
 from roofline.tui.inputs.registry import INPUTS, flag_for
 
 # --format json: bumped when a key is renamed or removed or its meaning changes (adding one is not a bump).
-PLAN_SCHEMA_VERSION = 2  # 2: --disagg adds each device's "disaggregated" entry (issue 28)
+PLAN_SCHEMA_VERSION = 2  # 2: --disagg adds each device's "disaggregated" entry
 # Scenario flags plan does not take: a static batch means nothing to a serving engine, and plan always serves.
 # Every other input's flag is the registry's (its range and type), as a list where plan compares several values.
 _NOT_PLAN_INPUTS = ("batch", "serving")
@@ -63,7 +63,6 @@ def add_plan_parser(sub) -> argparse.ArgumentParser:
     plan.set_defaults(command_inputs=(*taken, "scenario"))
     plan.add_argument("--scenario", metavar="FILE", help="a saved scenario (TOML): its hardware, model, precisions "
                       "and lengths; flags override its values")
-    # plan's own flag until the input registry holds it (issue 27): the arrival model of the frontier and targets
     plan.add_argument("--draft", metavar="MODEL", choices=completion_ids("models"),
                       help="speculative decoding with this draft model (a model preset "
                       "id or config.json); without it, --spec-tokens drafts with one MTP layer of the target")
@@ -368,7 +367,7 @@ def run_plan(args: argparse.Namespace) -> int:
     from roofline.tui.cli.terminal_text import without_controls
     from roofline.tui.views.plan_text import render_markdown, render_text
 
-    # names come from user files: cleaned where they entered, and again here (issue 30 item 11)
+    # names come from user files: cleaned where they entered, and again here
     print(without_controls(render_markdown(plan) if args.format == "markdown" else render_text(plan)), end="")
     from roofline.tui.views.plan_disagg_text import render_disagg
 

@@ -97,7 +97,7 @@ def _export(args: Namespace, deck: Deck, slides: list[BuiltSlide], catalog) -> i
     size = parse_size(args.size)
     target = Path(rest[0]).expanduser()
     # the target is checked before any slide is drawn: a file in the way, /proc, a 300-character name, /dev/full
-    # are one line at once, and nothing is written (issue 30 item 14)
+    # are one line at once, and nothing is written
     if fmt == "svg":
         prepare_folder(target)
     else:
@@ -152,7 +152,7 @@ def run_present(args: Namespace) -> int:
 
 
 def _need_terminal() -> None:
-    """Nothing to draw on: one line now, not escape codes until killed (issue 30 item 18)."""
+    """Nothing to draw on: one line now, not escape codes until killed."""
     if not has_terminal():
         raise ValueError("the talk needs a terminal (stdin and stdout); without one use 'roofline present --export "
                          "markdown' (or 'svg DIR', 'html FILE')")

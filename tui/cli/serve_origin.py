@@ -75,7 +75,7 @@ def check_public_url(url: str) -> str:
     asks for downloads at its own origin, so a path prefix would not survive; a proxy must serve at the root.
     The host is a DNS name (letters, digits, hyphens, dots: RFC 1123), an IPv4 address or a bracketed IPv6
     address, and nothing else: the URL lands in the page and in the Content-Security-Policy header, where a quote
-    or a space (``http://a"onmouseover="alert(1)``) would be markup or a new directive (issue 30 item 12).
+    or a space (``http://a"onmouseover="alert(1)``) would be markup or a new directive.
     """
     cleaned = url.strip().rstrip("/") if isinstance(url, str) else ""
     match = _PUBLIC_URL.fullmatch(cleaned)

@@ -337,7 +337,7 @@ def run_validate_bench(args: argparse.Namespace) -> int:
 
 
 def add_explorer_engine_flags(group) -> None:
-    """The explorer's ``--engine-url`` and ``--measured`` (issue 31; argparse only)."""
+    """The explorer's ``--engine-url`` and ``--measured`` (argparse only)."""
     group.add_argument("--engine-url", dest="engine_url", metavar="URL", default=None,
                        help="a running engine's Prometheus metrics (vLLM, SGLang, TGI, TensorRT-LLM, llama.cpp): its "
                        "/metrics and /v1/models are read once a second (m in the Serving view toggles it); a "

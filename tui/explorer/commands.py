@@ -57,7 +57,7 @@ class ScenarioCommands(Provider):
         ]
         from roofline.tui.explorer.engine_line import engine_commands
 
-        commands += engine_commands(app)  # issue 31: the live engine, and the model it serves
+        commands += engine_commands(app)  # the live engine, and the model it serves
         self._commands_cache = commands
         return commands
 

@@ -26,7 +26,7 @@ _ARROW = {True: " v", False: " ^"}
 
 def compare_columns(serving: bool) -> list[tuple[str, str]]:
     """(key, label) of Compare's columns: device and TP, in serving mode the serving ones next (what serving mode
-    asks about, on screen at any width: issue 30 item 8), then the static batch's."""
+    asks about, on screen at any width), then the static batch's."""
     static = [(c.key, c.label) for c in COLUMNS]
     served = [(f"serving {label}", label) for label in SERVING_COLUMNS] if serving else []
     return static[:_LEADING] + served + static[_LEADING:]

@@ -53,7 +53,7 @@ class ExplorerScreen(switch.explorer_screen_base()):
         self.ceiling, self.baseline, self.compare_sort = Ceiling.SPEC, None, None
         self.compare_ids: tuple[str, ...] = tuple(h for h in COMPARE_DEFAULT if h in catalog.hardware)
         self.live_points: tuple[tuple[float, float], ...] = ()
-        self.engine_url, self.measured_runs = engine_url, measured_runs  # issue 31: the serving box's engine
+        self.engine_url, self.measured_runs = engine_url, measured_runs  # the serving box's engine
         self.state: ExplorerState | None = None
         self.problems, self.serving_numbers = FieldProblems(), ServingNumbers()
 

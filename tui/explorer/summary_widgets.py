@@ -36,7 +36,7 @@ def estimate_label(name: str) -> str:
 
 def static_numbers(state: ExplorerState) -> dict[str, tuple]:
     """The headline's numbers for the static batch: ``{metric: (value, text, change, label)}``; the per-sequence
-    speed under both estimates side by side, the chosen one first, each named (issue 30 item 6: the ceiling alone
+    speed under both estimates side by side, the chosen one first, each named (the ceiling alone
     in large digits read as the answer)."""
     r, achievable = state.results, state.achievable
     e, other = r.chosen(achievable), r.chosen(not achievable)
@@ -67,7 +67,7 @@ def static_numbers(state: ExplorerState) -> dict[str, tuple]:
 
 def serving_numbers(state: ExplorerState) -> dict[str, tuple]:
     """The headline's numbers at the serving operating point, and beside ITL the idle cores and MBU of its mean
-    mixed step (issue 30 item 9); an infinite TTFT (past what the replica carries) reads as unbounded, in words."""
+    mixed step; an infinite TTFT (past what the replica carries) reads as unbounded, in words."""
     sr = state.serving
     values = headline_values(sr.point)
     base = headline_values(sr.baseline_point) if sr.baseline_point is not None else {}

@@ -46,7 +46,7 @@ async def _screenshots(deck: Deck, catalog: PresetCatalog, size: tuple[int, int]
 def _offline(svg: str) -> str:
     """The SVG without its web-font download (the viewer's local Fira Code or monospace is used), and without
     control characters: XML 1.0 allows none but tab and newlines, so one left from a deck would make the file
-    not well-formed (the deck was cleaned where it was read; this is the sink's own pass, issue 30 item 11)."""
+    not well-formed (the deck was cleaned where it was read; this is the sink's own pass)."""
     return without_controls(_REMOTE_FONT.sub("", svg).replace("\r\n", "\n"))
 
 
@@ -96,4 +96,4 @@ def html_page(deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog, svgs
 def export_html(deck: Deck, slides: list[BuiltSlide], catalog: PresetCatalog, target: Path,
                 size: tuple[int, int]) -> Path:
     page = html_page(deck, slides, catalog, screenshots(deck, catalog, size))
-    return atomic_write_text(target, without_controls(page))  # no raw control byte in the file (issue 30 item 11)
+    return atomic_write_text(target, without_controls(page))  # no raw control byte in the file

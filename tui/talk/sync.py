@@ -11,7 +11,7 @@ checkouts, two decks, a rehearsal beside a talk) never share a link. The present
 talks (:func:`running_talks`), joins the one there is, and asks when there are several (:func:`choose_talk`).
 The runtime folder is refused in one line (:class:`TalkFolderError`) when it is not a folder of this user's that
 no one else may write: without ``XDG_RUNTIME_DIR``, platformdirs falls back to ``/tmp/runtime-<uid>``, which
-another local user can create first (issue 30 item 13).
+another local user can create first.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from roofline.tui.views.precision_text import precision_line
 
 NO_PRICE = "no price"
 HEADER = ["concurrency", "tok/s/user", "tok/s/device", "TTFT", "ITL", "idle cores %", "MBU %", "J/tok", "$/Mtok",
-          "limited by", "fits"]  # idle cores and MBU: the mean mixed step's (issue 30 item 9)
+          "limited by", "fits"]  # idle cores and MBU: the mean mixed step's
 
 
 def _time(seconds: float | None) -> str:
@@ -59,7 +59,7 @@ def _heading(plan: dict[str, Any]) -> list[str]:
     mix, asked, spec = plan["mix"], plan["targets_asked"], plan["speculation"]
     lines = [f"{plan['model_name']}: prompt {mix['prompt_tokens']:,.0f}, output {mix['output_tokens']:,.0f} tokens "
              "per request (mean lengths)"]
-    if "precisions" in plan:  # issue 30 item 3: say what --weights fp8 means
+    if "precisions" in plan:  # say what --weights fp8 means
         p = plan["precisions"]
         lines.append(precision_line(p["weights"], p["activations"], p["kv"], p.get("expert_weights")))
         lines += [f"warning: {w}" for w in plan.get("warnings", [])]

@@ -5,7 +5,7 @@
 newer as W8A8 (fp8 activations too, at the fp8 peak): vLLM's fp8 method quantises activations to fp8 and calls a
 scaled fp8 GEMM where the device has fp8 tensor cores, and keeps the weight-only FP8 Marlin kernel "for GPUs that lack
 FP8 hardware support" (vllm/model_executor/layers/quantization/utils/marlin_utils_fp8.py). Saying which one ran is
-the difference between 20 and 12 H100s for 70B at 20 requests/s (issue 30 item 3). Used by ``report``, ``plan``
+the difference between 20 and 12 H100s for 70B at 20 requests/s. Used by ``report``, ``plan``
 and the explorer's scenario line; no Textual here.
 """
 

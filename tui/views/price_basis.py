@@ -1,4 +1,4 @@
-"""Which prices "cheapest" compares (issue 30 item 7), in one place for ``plan``'s verdict and the explorer's Compare
+"""Which prices "cheapest" compares, in one place for ``plan``'s verdict and the explorer's Compare
 caption: on-demand list prices (each preset's ``price_source`` names the provider and the date read) and the user's
 own ``--price-per-hour``; a serverless per-second price (billed only while work runs, scale to zero) or an unstated
 one is a different kind of price and is left out by name. No Textual here."""
