@@ -142,11 +142,23 @@ class Headline(Widget):
         return lines
 
 
+# Labels too long for a column at 80 or 120 columns and their short forms, longest first, tried after the
+# parenthesis is dropped: a cut label ("ceiling tok/s/", "aggregate tok/") reads as a different unit.
+SHORT_LABELS = {"ceiling tok/s/seq": ("ceiling tok/s", "bound tok/s"),
+                "expected tok/s/seq": ("expected tok/s", "expect tok/s", "exp. tok/s"),
+                "decode tok/s/seq": ("tok/s/seq",), "other estimate tok/s/seq": ("other tok/s",),
+                "aggregate tok/s": ("total tok/s",), "tok/s per device": ("tok/s/device", "tok/s/dev")}
+
+
 def _fit_label(text: str, width: int) -> str:
     """A label (or a compact value) that does not fit drops its parenthesis whole ("TTFT ms (static)" -> "TTFT ms",
-    "unbounded (queue grows)" -> "unbounded") before it is cut."""
+    "unbounded (queue grows)" -> "unbounded"), then takes the longest short form that fits (:data:`SHORT_LABELS`;
+    the shortest when none does), before it is cut."""
     while cell_len(text) > width and text.endswith(")") and " (" in text:
         text = text[:text.rindex(" (")]
+    if cell_len(text) > width and text in SHORT_LABELS:
+        forms = SHORT_LABELS[text]
+        text = next((form for form in forms if cell_len(form) <= width), forms[-1])
     return text
 
 
