@@ -85,8 +85,9 @@ class ResultsPane(Vertical):
                 or (event.key in ("left", "right") and table.virtual_size.width <= table.size.width)):
             return
         table.focus()
-        if event.key in ("left", "right"):  # the first press scrolls too (a simulated key reached the table late)
-            getattr(table, f"action_cursor_{event.key}")()
-        else:
+        cursor_action = getattr(table, f"action_cursor_{event.key}", None) if event.key in ("left", "right") else None
+        if cursor_action is not None:  # the first press scrolls too (a simulated key reached the table late)
+            cursor_action()
+        else:  # Ops scrolls by its own bindings, Compare's up and down too
             self.app.simulate_key(event.key)  # after the focus change: the table's own binding moves its cursor
         event.stop()
