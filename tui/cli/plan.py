@@ -276,7 +276,7 @@ def fixed_costs(scenario, options) -> dict[str, Any]:
     source = engine.sources.get("request_overhead_s") if engine.request_overhead_s else None
     return {
         "expected": {"request_overhead_s": request_overhead_s(scenario, "expected", options),
-                     "source": source or "no public figure for this engine: none"},
+                     "source": source or "no public figure for this engine"},
         "bound": {"request_overhead_s": 0.0, "source": "bound has no overheads"},
     }
 
